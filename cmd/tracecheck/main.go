@@ -1,0 +1,132 @@
+// Command tracecheck validates, replays, fingerprints and branches Trace
+// 0.1.0 session journals, and verifies scripted scenarios against committed
+// golden traces.
+//
+// Exit codes are the same for every command: 0 success, 1 the input was
+// checked and found wanting (invalid trace, drift, rejected event), 2 the
+// command line itself was wrong (unknown flag or scenario, missing file).
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes shared by every command.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	programName = "tracecheck"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// env is what a command may touch; tests pass buffers.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"validate", "check Trace JSONL files against the schema and journal invariants", runValidate},
+		{"replay", "rebuild the replay view of a journal", runReplay},
+		{"fingerprint", "print the SHA-256 fingerprint of a journal prefix", runFingerprint},
+		{"branch", "print the branch record for a fork point", runBranch},
+		{"verify", "render scenarios and compare them with the golden traces", runVerify},
+		{"list", "list the built-in scenarios", runList},
+		{"session", "append to, resume and check durable session stores", runSession},
+		{"version", "print the tracecheck version", runVersion},
+	}
+}
+
+func main() {
+	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
+}
+
+func run(e *env, args []string) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(e.stdout)
+		return exitOK
+	case "--version", "-version":
+		return runVersion(e, nil)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "%s: unknown command %q\n\n", programName, args[0])
+	usage(e.stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s COMMAND [flags] [args]\n\nCommands:\n", programName)
+	cs := commands()
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s COMMAND --help' for a command's flags.\n", programName)
+	fmt.Fprintf(w, "Exit status: 0 ok, 1 checked and failed, 2 usage error.\n")
+}
+
+// newFlags returns a flag set whose --help prints usageLine and the flags,
+// and whose errors are the caller's to report.
+func newFlags(e *env, name, usageLine, description string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s %s\n\n%s\n", programName, usageLine, description)
+		if fs.HasFlags() {
+			fmt.Fprintf(fs.Output(), "\nFlags:\n%s", fs.FlagUsages())
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args; it returns (exit code, false) when the command
+// should stop: --help (0, usage on stdout) or a bad flag (2).
+func parseFlags(e *env, fs *pflag.FlagSet, args []string) (int, bool) {
+	fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK, false
+		}
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, fs.Name(), err)
+		return exitUsage, false
+	}
+	if h, _ := fs.GetBool("help"); h {
+		fs.SetOutput(e.stdout)
+		fs.Usage()
+		return exitOK, false
+	}
+	return 0, true
+}
+
+func runVersion(e *env, args []string) int {
+	fs := newFlags(e, "version", "version", "Print the tracecheck version and the Trace format version it reads.")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	fmt.Fprintf(e.stdout, "tracecheck %s (trace %s)\n", version, "0.1.0")
+	return exitOK
+}

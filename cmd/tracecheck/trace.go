@@ -1,0 +1,221 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/reducer"
+)
+
+// openInput opens FILE, or standard input for "-". The name is what error
+// messages call it.
+func openInput(e *env, path string) (io.ReadCloser, string, error) {
+	if path == "-" {
+		return io.NopCloser(e.stdin), "<stdin>", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, path, err
+	}
+	return f, path, nil
+}
+
+func runValidate(e *env, args []string) int {
+	fs := newFlags(e, "validate", "validate FILE...",
+		"Check each Trace JSONL file: every line against the Trace 0.1.0 schema, then the\n"+
+			"journal invariants of each run (session_id + provenance.run_id) in it. Problems\n"+
+			"are printed on stderr as FILE:LINE: CODE message. '-' reads standard input.\n"+
+			"Exit 0 when every file is valid, 1 when any is not, 2 on usage errors.")
+	quiet := fs.BoolP("quiet", "q", false, "print nothing for valid files")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(e.stderr, "tracecheck validate: no FILE given")
+		fs.Usage()
+		return exitUsage
+	}
+	status := exitOK
+	for _, path := range fs.Args() {
+		r, name, err := openInput(e, path)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+			status = exitUsage
+			continue
+		}
+		errs := journal.Validate(r, name)
+		r.Close()
+		for _, verr := range errs {
+			fmt.Fprintln(e.stderr, verr.Error())
+		}
+		if len(errs) > 0 {
+			if status == exitOK {
+				status = exitFailed
+			}
+			continue
+		}
+		if !*quiet {
+			fmt.Fprintf(e.stdout, "ok %s\n", name)
+		}
+	}
+	return status
+}
+
+// loadJournal reads a single-run journal for replay, fingerprint and branch.
+func loadJournal(e *env, cmd, path string) (*journal.Journal, int) {
+	r, name, err := openInput(e, path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
+		return nil, exitUsage
+	}
+	defer r.Close()
+	j, err := journal.Read(r, name)
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return nil, exitFailed
+	}
+	return j, exitOK
+}
+
+// oneFile checks that exactly one FILE was given.
+func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
+	if fs.NArg() != 1 {
+		fmt.Fprintf(e.stderr, "tracecheck %s: want exactly one FILE, got %d\n", cmd, fs.NArg())
+		fs.Usage()
+		return "", false
+	}
+	return fs.Arg(0), true
+}
+
+func runReplay(e *env, args []string) int {
+	fs := newFlags(e, "replay", "replay FILE [--through N] [--json]",
+		"Replay a single-run journal and print the view it rebuilds: user messages,\n"+
+			"assistant messages (a streamed response counts once, by its final delta), tool\n"+
+			"results, stop reason, and the fingerprint of the replayed prefix.")
+	through := fs.Int64("through", -1, "replay events 0..N only (inclusive)")
+	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	path, ok := oneFile(e, fs, "replay")
+	if !ok {
+		return exitUsage
+	}
+	j, code := loadJournal(e, "replay", path)
+	if j == nil {
+		return code
+	}
+	var st reducer.ReplayState
+	if fs.Changed("through") {
+		var err error
+		if st, err = reducer.ReplayThrough(j, *through); err != nil {
+			fmt.Fprintf(e.stderr, "tracecheck replay: --through: %v\n", err)
+			return exitUsage
+		}
+	} else {
+		st = reducer.Replay(j)
+	}
+	if *asJSON {
+		e.stdout.Write(append(st.Value().AppendJSON(nil), '\n'))
+		return exitOK
+	}
+	printState(e.stdout, st)
+	return exitOK
+}
+
+func printState(w io.Writer, st reducer.ReplayState) {
+	fmt.Fprintf(w, "session_id:  %s\nrun_id:      %s\n", st.SessionID, st.RunID)
+	fmt.Fprintf(w, "applied:     %d events (sequences %d..%d)\n", len(st.AppliedSequences), st.AppliedSequences[0], st.AppliedSequences[len(st.AppliedSequences)-1])
+	stop := "(none)"
+	if st.StopReason != nil {
+		stop = *st.StopReason
+	}
+	fmt.Fprintf(w, "stop_reason: %s\nfingerprint: %s\n", stop, st.Fingerprint)
+	for _, m := range st.UserMessages {
+		fmt.Fprintf(w, "user:        %q\n", m)
+	}
+	for _, m := range st.AssistantMessages {
+		fmt.Fprintf(w, "assistant:   %q\n", m)
+	}
+	for _, r := range st.ToolResults {
+		fmt.Fprintf(w, "tool_result: %s\n", r.AppendJSON(nil))
+	}
+}
+
+func runFingerprint(e *env, args []string) int {
+	fs := newFlags(e, "fingerprint", "fingerprint FILE [--through N] [--normalized]",
+		"Print the SHA-256 fingerprint of a single-run journal (or of events 0..N): the\n"+
+			"digest of Python's json.dumps(events, ensure_ascii=False, sort_keys=True,\n"+
+			"separators=(\",\", \":\")). --normalized first drops session_id, timestamp and\n"+
+			"provenance.run_id so two real runs can be compared.")
+	through := fs.Int64("through", -1, "fingerprint events 0..N only (inclusive)")
+	normalized := fs.Bool("normalized", false, "ignore session_id, timestamp and provenance.run_id")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	path, ok := oneFile(e, fs, "fingerprint")
+	if !ok {
+		return exitUsage
+	}
+	j, code := loadJournal(e, "fingerprint", path)
+	if j == nil {
+		return code
+	}
+	vals := j.Values()
+	if fs.Changed("through") {
+		if *through < 0 || *through >= int64(len(vals)) {
+			fmt.Fprintf(e.stderr, "tracecheck fingerprint: --through: %v\n", &reducer.RangeError{Sequence: *through, Len: len(vals)})
+			return exitUsage
+		}
+		vals = vals[:*through+1]
+	}
+	if *normalized {
+		fmt.Fprintln(e.stdout, reducer.NormalizedFingerprint(vals))
+	} else {
+		fmt.Fprintln(e.stdout, reducer.FingerprintValues(vals))
+	}
+	return exitOK
+}
+
+func runBranch(e *env, args []string) int {
+	fs := newFlags(e, "branch", "branch FILE --at N --id ID",
+		"Print, as JSON, the lineage record of a branch that inherits events 0..N of a\n"+
+			"single-run journal. The journal itself is only read, never changed.")
+	at := fs.Int64("at", -1, "fork sequence: the last inherited event (required)")
+	id := fs.String("id", "", "branch_id of the new branch (required, non-blank)")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	path, ok := oneFile(e, fs, "branch")
+	if !ok {
+		return exitUsage
+	}
+	if !fs.Changed("at") {
+		fmt.Fprintln(e.stderr, "tracecheck branch: --at is required")
+		return exitUsage
+	}
+	j, code := loadJournal(e, "branch", path)
+	if j == nil {
+		return code
+	}
+	b, err := reducer.Branch(j, *at, *id)
+	var re *reducer.RangeError
+	switch {
+	case errors.Is(err, reducer.ErrBlankBranchID):
+		fmt.Fprintf(e.stderr, "tracecheck branch: --id: %v\n", err)
+		return exitUsage
+	case errors.As(err, &re):
+		fmt.Fprintf(e.stderr, "tracecheck branch: --at: %v\n", err)
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
+		return exitFailed
+	}
+	e.stdout.Write(append(b.Value().AppendJSON(nil), '\n'))
+	return exitOK
+}

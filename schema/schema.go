@@ -1,0 +1,125 @@
+// Package schema embeds tracecheck's JSON Schemas and compiles them once.
+//
+// trace-event.schema.json is the single source of truth for what one Trace
+// 0.1.0 event may look like. Validation goes through
+// github.com/santhosh-tekuri/jsonschema/v5 with format assertions on, so
+// "date-time" is enforced; every rejection is reported as a Violation with
+// the JSON pointer of the failing field.
+package schema
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// TraceEventJSON is the Trace 0.1.0 event schema, as embedded.
+//
+//go:embed trace-event.schema.json
+var TraceEventJSON []byte
+
+// TraceEventURL is the $id of the Trace event schema.
+const TraceEventURL = "urn:inside-coding-agents:schema:trace-event:0.1.0"
+
+// Violation is one reason a document does not match a schema.
+type Violation struct {
+	Pointer string // JSON pointer of the failing value ("" is the root)
+	Message string
+}
+
+func (v Violation) String() string {
+	p := v.Pointer
+	if p == "" {
+		p = "/"
+	}
+	return p + ": " + v.Message
+}
+
+// Error lists every violation found in one document, most specific first.
+type Error struct {
+	Violations []Violation
+}
+
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = v.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+var compiled struct {
+	once  sync.Once
+	trace *jsonschema.Schema
+	err   error
+}
+
+// compile builds a schema from embedded bytes with format assertions on.
+func compile(url string, doc []byte) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", url, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", url, err)
+	}
+	return s, nil
+}
+
+// TraceEvent returns the compiled Trace event schema.
+func TraceEvent() (*jsonschema.Schema, error) {
+	compiled.once.Do(func() { compiled.trace, compiled.err = compile(TraceEventURL, TraceEventJSON) })
+	return compiled.trace, compiled.err
+}
+
+// Number converts a JSON number's text to the type the validator expects;
+// pass it to jsonv.Value.Interface.
+func Number(text string) any { return json.Number(text) }
+
+// ValidateTraceEvent validates one decoded event (as produced by
+// encoding/json with UseNumber, or jsonv.Value.Interface(schema.Number)).
+// It returns nil or an *Error.
+func ValidateTraceEvent(doc any) error {
+	s, err := TraceEvent()
+	if err != nil {
+		return err
+	}
+	return Check(s, doc)
+}
+
+// Check validates doc against s and converts the library's error tree into a
+// flat, sorted list of leaf violations.
+func Check(s *jsonschema.Schema, doc any) error {
+	err := s.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	var out []Violation
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, Violation{Pointer: e.InstanceLocation, Message: e.Message})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return &Error{Violations: out}
+}
