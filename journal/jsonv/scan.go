@@ -1,0 +1,680 @@
+package jsonv
+
+import (
+	"bytes"
+	"fmt"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The scanner validates a JSON text completely and records it as a tape: a
+// flat array of nodes in input order, each container followed by its
+// contents. Parse builds Values from the tape and Canonicalizer writes it
+// out with sorted keys; because both read the same tape, they accept and
+// reject exactly the same inputs with exactly the same errors.
+
+// Node kinds.
+const (
+	tNull uint8 = iota
+	tFalse
+	tTrue
+	tInt
+	tFloat
+	tStr    // src[a:b] is the content, which has no escapes
+	tStrEsc // src[a:b] is the raw content, with escapes
+	tArr
+	tObj
+)
+
+type node struct {
+	kind uint8
+	// Scalars: src[a:b] is the text (strings without their quotes).
+	// Containers: a is the index of the node after the container's
+	// contents, b the number of elements or members.
+	a, b int
+	// tFloat: the value's bits. tObj: where the object's members, sorted by
+	// key, start in scanner.order.
+	c int
+}
+
+// member is an object member whose object is still open.
+type member struct {
+	node   int    // index of the key's node; the value's node follows it
+	off    int    // offset of the key's opening quote, for errors
+	ks, ke int    // the decoded key is src[ks:ke], or keys[ks:ke] if esc
+	prefix uint64 // the first 8 bytes of the decoded key, big-endian, zero padded
+	esc    bool
+}
+
+type frame struct {
+	node  int
+	mbase int // object: index of its first member in scanner.mems
+	count int // array: elements so far
+}
+
+type scanner struct {
+	src   []byte
+	nodes []node
+	stack []frame
+	mems  []member
+	order []int32 // key node indices of each closed object, sorted by key
+	keys  []byte  // decoded escaped keys
+	text  []byte  // Parse's text buffer
+
+	nElems, nMembers int
+}
+
+// release drops references to the caller's input.
+func (s *scanner) release() { s.src = nil }
+
+// key returns a member's decoded key.
+func (s *scanner) key(m *member) []byte {
+	if m.esc {
+		return s.keys[m.ks:m.ke]
+	}
+	return s.src[m.ks:m.ke]
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && src[i] <= ' ' && isSpace(src[i]) {
+		i++
+	}
+	return i
+}
+
+// scan validates src and fills the tape. It never recurses: open containers
+// live on s.stack, which MaxDepth bounds.
+func (s *scanner) scan(src []byte) *SyntaxError {
+	s.src = src
+	s.nodes = s.nodes[:0]
+	s.stack = s.stack[:0]
+	s.mems = s.mems[:0]
+	s.order = s.order[:0]
+	s.keys = s.keys[:0]
+	s.nElems, s.nMembers = 0, 0
+
+	n := len(src)
+	i := skipSpace(src, 0)
+	var err *SyntaxError
+
+value:
+	if i >= n {
+		return errEOF(n)
+	}
+	switch c := src[i]; c {
+	case '"':
+		end, esc, e := scanString(src, i+1)
+		if e != nil {
+			return e
+		}
+		k := tStr
+		if esc {
+			k = tStrEsc
+		}
+		s.nodes = append(s.nodes, node{kind: k, a: i + 1, b: end})
+		i = end + 1
+	case '{':
+		if len(s.stack) >= MaxDepth {
+			return errTooDeep(i)
+		}
+		s.stack = append(s.stack, frame{node: len(s.nodes), mbase: len(s.mems)})
+		s.nodes = append(s.nodes, node{kind: tObj})
+		i = skipSpace(src, i+1)
+		if i < n && src[i] == '}' {
+			s.closeObject()
+			i++
+			goto after
+		}
+		goto key
+	case '[':
+		if len(s.stack) >= MaxDepth {
+			return errTooDeep(i)
+		}
+		s.stack = append(s.stack, frame{node: len(s.nodes)})
+		s.nodes = append(s.nodes, node{kind: tArr})
+		i = skipSpace(src, i+1)
+		if i < n && src[i] == ']' {
+			s.closeArray()
+			i++
+			goto after
+		}
+		s.stack[len(s.stack)-1].count++
+		goto value
+	case 't':
+		if i, err = literal(src, i, "true"); err != nil {
+			return err
+		}
+		s.nodes = append(s.nodes, node{kind: tTrue})
+	case 'f':
+		if i, err = literal(src, i, "false"); err != nil {
+			return err
+		}
+		s.nodes = append(s.nodes, node{kind: tFalse})
+	case 'n':
+		if i, err = literal(src, i, "null"); err != nil {
+			return err
+		}
+		s.nodes = append(s.nodes, node{kind: tNull})
+	case 'N', 'I':
+		return nonFinite(src, i)
+	default:
+		if c != '-' && (c < '0' || c > '9') {
+			return unexpected(src, i, "looking for a value")
+		}
+		start := i
+		var nd node
+		if i, nd, err = scanNumber(src, i); err != nil {
+			return err
+		}
+		nd.a, nd.b = start, i
+		s.nodes = append(s.nodes, nd)
+	}
+
+after:
+	// A value has just ended at i.
+	if len(s.stack) == 0 {
+		i = skipSpace(src, i)
+		if i < n {
+			if src[i] >= utf8.RuneSelf && !validUTF8At(src, i) {
+				return errUTF8(src, i)
+			}
+			return &SyntaxError{Offset: i, Code: ErrTrailingData, Msg: "unexpected " + describe(src, i) + " after the JSON value"}
+		}
+		return nil
+	}
+	i = skipSpace(src, i)
+	if i >= n {
+		return errEOF(n)
+	}
+	if top := &s.stack[len(s.stack)-1]; s.nodes[top.node].kind == tObj {
+		switch src[i] {
+		case ',':
+			i = skipSpace(src, i+1)
+			goto key
+		case '}':
+			if err = s.closeObject(); err != nil {
+				return err
+			}
+			i++
+			goto after
+		}
+		return unexpected(src, i, "after object member, expected ',' or '}'")
+	} else {
+		switch src[i] {
+		case ',':
+			top.count++
+			i = skipSpace(src, i+1)
+			goto value
+		case ']':
+			s.closeArray()
+			i++
+			goto after
+		}
+		return unexpected(src, i, "after array element, expected ',' or ']'")
+	}
+
+key:
+	if i >= n {
+		return errEOF(n)
+	}
+	if src[i] != '"' {
+		return unexpected(src, i, "looking for an object key")
+	}
+	{
+		end, esc, e := scanString(src, i+1)
+		if e != nil {
+			return e
+		}
+		m := member{node: len(s.nodes), off: i, ks: i + 1, ke: end, esc: esc}
+		kind := tStr
+		if esc {
+			kind = tStrEsc
+			m.ks = len(s.keys)
+			s.keys = appendUnescaped(s.keys, src[i+1:end])
+			m.ke = len(s.keys)
+		}
+		m.prefix = keyPrefix(s.key(&m))
+		s.mems = append(s.mems, m)
+		s.nodes = append(s.nodes, node{kind: kind, a: i + 1, b: end})
+		i = skipSpace(src, end+1)
+	}
+	if i >= n {
+		return errEOF(n)
+	}
+	if src[i] != ':' {
+		return unexpected(src, i, "after object key, expected ':'")
+	}
+	i = skipSpace(src, i+1)
+	goto value
+}
+
+func (s *scanner) closeArray() {
+	f := s.stack[len(s.stack)-1]
+	s.stack = s.stack[:len(s.stack)-1]
+	nd := &s.nodes[f.node]
+	nd.a, nd.b = len(s.nodes), f.count
+	s.nElems += f.count
+}
+
+// closeObject sorts the object's members by key, rejects duplicates and
+// records the sorted order for Canonicalizer.
+func (s *scanner) closeObject() *SyntaxError {
+	f := s.stack[len(s.stack)-1]
+	s.stack = s.stack[:len(s.stack)-1]
+	ms := s.mems[f.mbase:]
+	s.sortMembers(ms)
+	dup := -1
+	for j := 1; j < len(ms); j++ {
+		if ms[j].prefix != ms[j-1].prefix || !bytes.Equal(s.key(&ms[j]), s.key(&ms[j-1])) {
+			continue
+		}
+		// Within a run of equal keys, the first duplicate in input order
+		// is the run's second smallest offset; report the earliest over
+		// all runs, as a left-to-right reader would.
+		lo, hi := ms[j-1].off, ms[j].off
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		for j+1 < len(ms) && ms[j+1].prefix == ms[j].prefix && bytes.Equal(s.key(&ms[j+1]), s.key(&ms[j])) {
+			j++
+			if o := ms[j].off; o < lo {
+				lo, hi = o, lo
+			} else if o < hi {
+				hi = o
+			}
+		}
+		if dup < 0 || hi < dup {
+			dup = hi
+		}
+	}
+	if dup >= 0 {
+		for j := range ms {
+			if ms[j].off == dup {
+				return &SyntaxError{Offset: dup, Code: ErrDuplicateKey, Msg: "duplicate key " + quoteForMsg(s.key(&ms[j]))}
+			}
+		}
+	}
+	nd := &s.nodes[f.node]
+	nd.a, nd.b, nd.c = len(s.nodes), len(ms), len(s.order)
+	for j := range ms {
+		s.order = append(s.order, int32(ms[j].node))
+	}
+	s.nMembers += len(ms)
+	s.mems = s.mems[:f.mbase]
+	return nil
+}
+
+func keyPrefix(k []byte) uint64 {
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k)
+	}
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// less orders members by decoded key. Byte order of valid UTF-8 is code
+// point order, the order of Python's sort_keys.
+func (s *scanner) less(a, b *member) bool {
+	if a.prefix != b.prefix {
+		return a.prefix < b.prefix
+	}
+	return bytes.Compare(s.key(a), s.key(b)) < 0
+}
+
+func (s *scanner) sortMembers(ms []member) {
+	if len(ms) <= 24 {
+		for j := 1; j < len(ms); j++ {
+			if !s.less(&ms[j], &ms[j-1]) {
+				continue
+			}
+			m := ms[j]
+			k := j
+			for ; k > 0 && s.less(&m, &ms[k-1]); k-- {
+				ms[k] = ms[k-1]
+			}
+			ms[k] = m
+		}
+		return
+	}
+	sortMembersHeap(s, ms)
+}
+
+// sortMembersHeap is heapsort: no allocation, O(n log n) for big objects.
+func sortMembersHeap(s *scanner, ms []member) {
+	n := len(ms)
+	down := func(i, n int) {
+		for {
+			c := 2*i + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && s.less(&ms[c], &ms[c+1]) {
+				c++
+			}
+			if !s.less(&ms[i], &ms[c]) {
+				return
+			}
+			ms[i], ms[c] = ms[c], ms[i]
+			i = c
+		}
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i, n)
+	}
+	for end := n - 1; end > 0; end-- {
+		ms[0], ms[end] = ms[end], ms[0]
+		down(0, end)
+	}
+}
+
+// Bit tricks for testing 8 string bytes at once.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// scanString scans a string whose content starts at i and returns the index
+// of its closing quote and whether it contains escapes.
+func scanString(src []byte, i int) (int, bool, *SyntaxError) {
+	n := len(src)
+	esc := false
+	for {
+		// Skip 8 plain bytes at a time. The lowest flagged byte of the
+		// mask is exact: borrows only carry upward past a true hit.
+		for i+8 <= n {
+			x := binary.LittleEndian.Uint64(src[i:])
+			q := x ^ ('"' * lsb)
+			b := x ^ ('\\' * lsb)
+			m := (x | (x-0x20*lsb)&^x | (q-lsb)&^q | (b-lsb)&^b) & msb
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= n {
+			return 0, false, errEOF(n)
+		}
+		c := src[i]
+		switch {
+		case c == '"':
+			return i, esc, nil
+		case c == '\\':
+			esc = true
+			if i+1 >= n {
+				return 0, false, errEOF(n)
+			}
+			switch src[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				r := hex4(src[i+2:])
+				if r < 0 {
+					if n-(i+2) < 4 && allHex(src[i+2:]) {
+						return 0, false, errEOF(n)
+					}
+					return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: `invalid \u escape: want 4 hex digits`}
+				}
+				switch {
+				case r >= 0xD800 && r < 0xDC00:
+					if i+12 > n || src[i+6] != '\\' || src[i+7] != 'u' {
+						return 0, false, errSurrogate(src, i, r)
+					}
+					if lo := hex4(src[i+8:]); lo < 0xDC00 || lo > 0xDFFF {
+						return 0, false, errSurrogate(src, i, r)
+					}
+					i += 12
+				case r >= 0xDC00 && r <= 0xDFFF:
+					return 0, false, errSurrogate(src, i, r)
+				default:
+					i += 6
+				}
+			default:
+				return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "invalid escape \\" + describeEsc(src, i+1)}
+			}
+		case c < 0x20:
+			return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "unescaped control character " + describe(src, i) + " in string"}
+		case c < utf8.RuneSelf:
+			i++ // a false hit from the word test
+		default:
+			size := utf8Len(src, i)
+			if size == 0 {
+				return 0, false, errUTF8(src, i)
+			}
+			i += size
+		}
+	}
+}
+
+func allHex(p []byte) bool {
+	for _, c := range p {
+		if hexVal[c] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence at src[i], or 0.
+// Like utf8.DecodeRune it rejects overlong forms, surrogates and values
+// above U+10FFFF.
+func utf8Len(src []byte, i int) int {
+	c := src[i]
+	switch {
+	case c < 0x80:
+		return 1
+	case c < 0xC2:
+		return 0
+	case c < 0xE0:
+		if i+1 < len(src) && src[i+1]&0xC0 == 0x80 {
+			return 2
+		}
+		return 0
+	case c < 0xF0:
+		if i+2 >= len(src) || src[i+2]&0xC0 != 0x80 {
+			return 0
+		}
+		c1 := src[i+1]
+		if c1&0xC0 != 0x80 || (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) {
+			return 0
+		}
+		return 3
+	case c < 0xF5:
+		if i+3 >= len(src) || src[i+2]&0xC0 != 0x80 || src[i+3]&0xC0 != 0x80 {
+			return 0
+		}
+		c1 := src[i+1]
+		if c1&0xC0 != 0x80 || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90) {
+			return 0
+		}
+		return 4
+	}
+	return 0
+}
+
+func validUTF8At(src []byte, i int) bool { return utf8Len(src, i) > 0 }
+
+// scanNumber scans a number starting at src[i] (a '-' or a digit) and
+// returns the index after it and its node, without the span.
+func scanNumber(src []byte, i int) (int, node, *SyntaxError) {
+	n := len(src)
+	start := i
+	if src[i] == '-' {
+		i++
+		if i < n && src[i] == 'I' {
+			return 0, node{}, nonFinite(src, start)
+		}
+	}
+	if i >= n {
+		return 0, node{}, errEOF(n)
+	}
+	digits := i
+	switch c := src[i]; {
+	case c == '0':
+		i++
+		if i < n && src[i] >= '0' && src[i] <= '9' {
+			return 0, node{}, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "invalid number: leading zero"}
+		}
+	case c >= '1' && c <= '9':
+		i++
+		for i < n && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, node{}, unexpected(src, i, "in number, expected a digit")
+	}
+	nDigits := i - digits
+	float := false
+	if i < n && src[i] == '.' {
+		float = true
+		i++
+		if i >= n || src[i] < '0' || src[i] > '9' {
+			return 0, node{}, unexpected(src, i, "after decimal point, expected a digit")
+		}
+		for i < n && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+	}
+	if i < n && src[i]|0x20 == 'e' {
+		float = true
+		i++
+		if i < n && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if i >= n || src[i] < '0' || src[i] > '9' {
+			return 0, node{}, unexpected(src, i, "in exponent, expected a digit")
+		}
+		for i < n && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+	}
+	if !float {
+		if nDigits > MaxIntDigits {
+			return 0, node{}, &SyntaxError{Offset: start, Code: ErrNumberOverflow,
+				Msg: "integer has " + strconv.Itoa(nDigits) + " digits, more than the limit of " + strconv.Itoa(MaxIntDigits)}
+		}
+		return i, node{kind: tInt}, nil
+	}
+	// The text is valid Go float syntax and is not retained by ParseFloat
+	// on success, so no copy is needed.
+	f, _ := strconv.ParseFloat(unsafe.String(&src[start], i-start), 64)
+	if math.IsInf(f, 0) {
+		return 0, node{}, &SyntaxError{Offset: start, Code: ErrNumberOverflow, Msg: "number " + quoteNumber(src[start:i]) + " overflows a 64-bit float"}
+	}
+	return i, node{kind: tFloat, c: int(math.Float64bits(f))}, nil
+}
+
+// literal checks that src[i:] starts with lit.
+func literal(src []byte, i int, lit string) (int, *SyntaxError) {
+	if len(src)-i >= len(lit) && string(src[i:i+len(lit)]) == lit {
+		return i + len(lit), nil
+	}
+	for j := 0; j < len(lit); j++ {
+		if i+j >= len(src) {
+			return 0, errEOF(len(src))
+		}
+		if src[i+j] != lit[j] {
+			return 0, unexpected(src, i+j, "in literal "+lit)
+		}
+	}
+	return 0, nil // unreachable
+}
+
+func nonFinite(src []byte, i int) *SyntaxError {
+	for _, lit := range [...]string{"NaN", "Infinity", "-Infinity"} {
+		if bytes.HasPrefix(src[i:], []byte(lit)) {
+			return &SyntaxError{Offset: i, Code: ErrNonFinite, Msg: lit + " is not a JSON number"}
+		}
+	}
+	if src[i] == '-' {
+		return unexpected(src, i+1, "in number, expected a digit")
+	}
+	return unexpected(src, i, "looking for a value")
+}
+
+func errEOF(n int) *SyntaxError {
+	return &SyntaxError{Offset: n, Code: ErrInvalidJSON, Msg: "unexpected end of input"}
+}
+
+func errTooDeep(i int) *SyntaxError {
+	return &SyntaxError{Offset: i, Code: ErrTooDeep, Msg: "nesting deeper than " + strconv.Itoa(MaxDepth) + " levels"}
+}
+
+func errUTF8(src []byte, i int) *SyntaxError {
+	return &SyntaxError{Offset: i, Code: ErrInvalidUTF8, Msg: "invalid UTF-8 byte " + hexByte(src[i])}
+}
+
+func errSurrogate(src []byte, i, r int) *SyntaxError {
+	what := "lone high surrogate"
+	if r >= 0xDC00 {
+		what = "lone low surrogate"
+	}
+	return &SyntaxError{Offset: i, Code: ErrLoneSurrogate, Msg: what + " \\" + string(src[i+1:i+6])}
+}
+
+// unexpected reports the byte at src[i] (or the end of input) as out of
+// place. Invalid UTF-8 is reported as such wherever it is.
+func unexpected(src []byte, i int, context string) *SyntaxError {
+	if i >= len(src) {
+		return errEOF(len(src))
+	}
+	if src[i] >= utf8.RuneSelf && !validUTF8At(src, i) {
+		return errUTF8(src, i)
+	}
+	return &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "unexpected " + describe(src, i) + " " + context}
+}
+
+// describe names the character at src[i] for an error message.
+func describe(src []byte, i int) string {
+	c := src[i]
+	switch {
+	case c >= 0x20 && c < 0x7F:
+		if c == '\'' {
+			return `"'"`
+		}
+		return "'" + string(c) + "'"
+	case c < utf8.RuneSelf:
+		return "byte " + hexByte(c)
+	}
+	r, _ := utf8.DecodeRune(src[i:])
+	if unicode.IsPrint(r) {
+		return fmt.Sprintf("'%c' (U+%04X)", r, r)
+	}
+	return fmt.Sprintf("U+%04X", r)
+}
+
+func describeEsc(src []byte, i int) string {
+	if i < len(src) && src[i] >= 0x21 && src[i] < 0x7F {
+		return string(src[i])
+	}
+	return "followed by " + describe(src, i)
+}
+
+func hexByte(c byte) string { return "0x" + string(hexDigits[c>>4]) + string(hexDigits[c&0xF]) }
+
+func quoteForMsg(k []byte) string {
+	const max = 64
+	if len(k) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(k[cut]) {
+			cut--
+		}
+		return string(AppendPyString(nil, string(k[:cut]))) + "..."
+	}
+	return string(AppendPyString(nil, string(k)))
+}
+
+func quoteNumber(p []byte) string {
+	if len(p) > 40 {
+		return string(p[:20]) + "..." + string(p[len(p)-10:])
+	}
+	return string(p)
+}
