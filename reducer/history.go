@@ -1,0 +1,483 @@
+package reducer
+
+// The model-visible message history: what the reference runtime holds in
+// memory and sends to the model on every model.request, and how to rebuild
+// it, exactly, from a journal.
+//
+// The live runner (package scenarios) appends to a []Message as it emits
+// events; History rebuilds the same slice from the events alone, replaying
+// every context.compact with the same Compactor. Session resume builds on
+// History: rebuild, find UnansweredCalls, persist an InterruptedToolResult
+// for each, append the new user message, continue.
+//
+// History is self-checking. The journal records, at each model.request, how
+// many messages the model saw and their roles, and at each context.compact
+// the dropped count, the character counts and the SHA-256 of the dropped
+// messages. History compares its rebuild with every one of those records
+// and fails, naming the event and the field, at the first disagreement: a
+// rebuilt history that is returned without error is the history the live
+// run held (up to the contents the journal cannot see: the system prompt and
+// the compaction summary, which come from HistoryConfig and are themselves
+// covered by the recorded character counts and digest).
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+// Message roles, as the reference runtime names them.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one entry of the model-visible history, modelled on the
+// reference runtime's Message(role, content, name=None, tool_call_id=None).
+//
+// Name and ToolCallID are set on tool messages (the tool's name and the id
+// of the call answered); the empty string stands for Python's None, and the
+// reference never sets either to an empty string.
+//
+// ToolCalls is carried on assistant messages: the calls that turn requested,
+// in order. The reference keeps them only in its events, not on the message,
+// so they are not part of the message's wire form (Wire) and count toward
+// no character total or digest; they are here so that a rebuilt history
+// says which calls still lack a tool message (UnansweredCalls).
+type Message struct {
+	Role       string
+	Content    string
+	Name       string
+	ToolCallID string
+	ToolCalls  []ToolCall
+}
+
+// ToolCall is one call a model turn requested: the reference's
+// ToolCall(id, name, arguments). Arguments is a JSON object in the order the
+// model wrote it.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments jsonv.Value
+}
+
+// ArgumentsValue returns Arguments, or {} when it is unset.
+func (c ToolCall) ArgumentsValue() jsonv.Value {
+	if !c.Arguments.IsValid() {
+		return jsonv.Obj()
+	}
+	return c.Arguments
+}
+
+// Value returns the call as the reference writes it in a model.response
+// payload: {"id","name","arguments"}.
+func (c ToolCall) Value() jsonv.Value {
+	return jsonv.Obj(
+		jsonv.M("id", jsonv.Str(c.ID)),
+		jsonv.M("name", jsonv.Str(c.Name)),
+		jsonv.M("arguments", c.ArgumentsValue()),
+	)
+}
+
+// Chars is the message's length as the reference measures it: Python's
+// len(content), which counts code points, not bytes.
+func (m Message) Chars() int { return utf8.RuneCountInString(m.Content) }
+
+// Wire returns the message as the reference's Message.to_wire():
+// {"role","content"} plus "name" and "tool_call_id" when set. ToolCalls are
+// not part of it.
+func (m Message) Wire() jsonv.Value {
+	ms := []jsonv.Member{jsonv.M("role", jsonv.Str(m.Role)), jsonv.M("content", jsonv.Str(m.Content))}
+	if m.Name != "" {
+		ms = append(ms, jsonv.M("name", jsonv.Str(m.Name)))
+	}
+	if m.ToolCallID != "" {
+		ms = append(ms, jsonv.M("tool_call_id", jsonv.Str(m.ToolCallID)))
+	}
+	return jsonv.Obj(ms...)
+}
+
+// TotalChars sums Chars over msgs: the reference's
+// sum(len(message.content) for message in messages).
+func TotalChars(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += m.Chars()
+	}
+	return n
+}
+
+// Roles lists the role of each message, as a model.request payload does.
+func Roles(msgs []Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Role
+	}
+	return out
+}
+
+// CloneMessages returns a copy of msgs that shares no slice with it.
+func CloneMessages(msgs []Message) []Message {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
+		out[i] = m
+	}
+	return out
+}
+
+// ToolResultContent is the content of the tool message the reference
+// appends for a tool.result payload: json.dumps(value, ensure_ascii=False,
+// sort_keys=True) with Python's default separators ", " and ": ". value is
+// the payload's "result" when ok is true, else {"ok": false, "error": ...,
+// "error_type": ...}.
+func ToolResultContent(payload jsonv.Value) string {
+	if ok, _ := payload.Get("ok"); ok.IsTrue() {
+		result, _ := payload.Get("result")
+		if !result.IsValid() {
+			result = jsonv.NullValue()
+		}
+		return string(AppendPySpaced(nil, result))
+	}
+	errv, _ := payload.Get("error")
+	typ, _ := payload.Get("error_type")
+	if !errv.IsValid() {
+		errv = jsonv.NullValue()
+	}
+	if !typ.IsValid() {
+		typ = jsonv.NullValue()
+	}
+	return string(AppendPySpaced(nil, jsonv.Obj(
+		jsonv.M("ok", jsonv.BoolValue(false)),
+		jsonv.M("error", errv),
+		jsonv.M("error_type", typ),
+	)))
+}
+
+// AppendPySpaced appends v as Python's json.dumps(v, ensure_ascii=False,
+// sort_keys=True) writes it with the default separators: ", " between items
+// and ": " after keys. (jsonv's encoders are the compact form.)
+func AppendPySpaced(dst []byte, v jsonv.Value) []byte {
+	switch v.Kind() {
+	case jsonv.Array:
+		dst = append(dst, '[')
+		for i, e := range v.Elems() {
+			if i > 0 {
+				dst = append(dst, ',', ' ')
+			}
+			dst = AppendPySpaced(dst, e)
+		}
+		return append(dst, ']')
+	case jsonv.Object:
+		ms := append([]jsonv.Member(nil), v.Members()...)
+		// Bytewise order of UTF-8 is code point order: Python's sort_keys.
+		sort.SliceStable(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key })
+		dst = append(dst, '{')
+		for i, m := range ms {
+			if i > 0 {
+				dst = append(dst, ',', ' ')
+			}
+			dst = jsonv.AppendPyString(dst, m.Key)
+			dst = append(dst, ':', ' ')
+			dst = AppendPySpaced(dst, m.Value)
+		}
+		return append(dst, '}')
+	}
+	return v.AppendJSON(dst)
+}
+
+// InterruptedToolError is the text of the synthesized tool output that
+// session resume records for a tool call that never got a result (seed 000,
+// the TypeScript harness's SESSION_RESUME_INTERRUPTED repair).
+const InterruptedToolError = "Error [SESSION_RESUME_INTERRUPTED]: This tool call did not finish before the previous run on this session ended, so no output was recorded. Treat it as not executed and decide whether to retry it."
+
+// InterruptedToolErrorType is the error_type of that synthesized result, in
+// the style of the reference's exception class names (ToolValidationError,
+// ApprovalDenied).
+const InterruptedToolErrorType = "SessionResumeInterrupted"
+
+// InterruptedToolResult is the tool.result payload that repairs an
+// unanswered call: {tool_call_id, tool, ok: false, error, error_type}, the
+// reference's failure shape. Appending it to the journal makes History
+// append the matching tool message, so a later resume finds nothing left to
+// repair.
+func InterruptedToolResult(call ToolCall) jsonv.Value {
+	return jsonv.Obj(
+		jsonv.M("tool_call_id", jsonv.Str(call.ID)),
+		jsonv.M("tool", jsonv.Str(call.Name)),
+		jsonv.M("ok", jsonv.BoolValue(false)),
+		jsonv.M("error", jsonv.Str(InterruptedToolError)),
+		jsonv.M("error_type", jsonv.Str(InterruptedToolErrorType)),
+	)
+}
+
+// UnansweredCalls returns, in order, the tool calls of assistant messages
+// that no later tool message answers (matched by tool_call_id, each tool
+// message answering the earliest open call with its id). A run interrupted
+// after tool.request and before tool.result leaves exactly those. Calls
+// whose assistant message was compacted away are not reported: the model no
+// longer sees them.
+func UnansweredCalls(history []Message) []ToolCall {
+	type open struct {
+		call     ToolCall
+		answered bool
+	}
+	var calls []open
+	for _, m := range history {
+		switch m.Role {
+		case RoleAssistant:
+			for _, c := range m.ToolCalls {
+				calls = append(calls, open{call: c})
+			}
+		case RoleTool:
+			for i := range calls {
+				if !calls[i].answered && calls[i].call.ID == m.ToolCallID {
+					calls[i].answered = true
+					break
+				}
+			}
+		}
+	}
+	var out []ToolCall
+	for _, c := range calls {
+		if !c.answered {
+			out = append(out, c.call)
+		}
+	}
+	return out
+}
+
+// HistoryConfig is what the live run held that its journal does not record.
+// The reference's events carry neither the system prompt nor the text of a
+// compaction summary (only counts and a digest), so rebuilding needs the
+// same agent configuration the run used.
+type HistoryConfig struct {
+	// SystemPrompt opens the history when non-empty, as the runtime's
+	// system message does.
+	SystemPrompt string
+	// Compactor replays context.compact events. A journal with a
+	// context.compact event cannot be rebuilt without it.
+	Compactor *Compactor
+}
+
+// HistoryError says where a journal and its rebuilt history disagree.
+type HistoryError struct {
+	Sequence int64
+	EventID  string
+	Type     string
+	Pointer  string // the payload field that disagrees, as a JSON pointer
+	Msg      string
+}
+
+func (e *HistoryError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "history: %s %s (sequence %d)", e.Type, e.EventID, e.Sequence)
+	if e.Pointer != "" {
+		fmt.Fprintf(&b, " at %s", e.Pointer)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// History rebuilds the model-visible history at the end of events: the
+// slice the live runner held after emitting the last of them. events may
+// span several runs of one session (a resumed session's runs, in order);
+// the history simply continues across them.
+//
+// Rules, mirroring the reference runtime:
+//   - the history opens with the system message when cfg.SystemPrompt is set;
+//   - user.message appends a user message;
+//   - model.response appends one assistant message per turn: a whole
+//     response at once (content, with its tool_calls), a streamed response at
+//     its final chunk (accumulated); non-final chunks append nothing;
+//   - tool.request adds its call to the turn's assistant message when the
+//     response did not list it (streamed responses list none);
+//   - tool.result appends a tool message (name = tool, tool_call_id, content
+//     = ToolResultContent);
+//   - context.compact replaces the history by cfg.Compactor's compaction and
+//     checks every recorded number and the digest;
+//   - model.request checks message_count and roles against the rebuild;
+//   - context.prune is not supported (no scenario uses a context budget) and
+//     is an error; every other event type leaves the history unchanged.
+func History(events []journal.Event, cfg HistoryConfig) ([]Message, error) {
+	var msgs []Message
+	if cfg.SystemPrompt != "" {
+		msgs = append(msgs, Message{Role: RoleSystem, Content: cfg.SystemPrompt})
+	}
+	// open is the index of the current turn's assistant message, or -1.
+	open := -1
+	for i := range events {
+		e := &events[i]
+		fail := func(pointer, format string, args ...any) error {
+			return &HistoryError{Sequence: e.Sequence, EventID: e.EventID, Type: e.Type, Pointer: pointer, Msg: fmt.Sprintf(format, args...)}
+		}
+		p := e.Payload
+		switch e.Type {
+		case "user.message":
+			msgs = append(msgs, Message{Role: RoleUser, Content: histString(p, "content")})
+			open = -1
+		case "model.request":
+			if err := histCheckRequest(msgs, p, fail); err != nil {
+				return nil, err
+			}
+			open = -1
+		case "model.response":
+			if p.Has("content") {
+				calls, err := histCalls(p, fail)
+				if err != nil {
+					return nil, err
+				}
+				msgs = append(msgs, Message{Role: RoleAssistant, Content: histString(p, "content"), ToolCalls: calls})
+				open = len(msgs) - 1
+			} else if f, _ := p.Get("final"); f.IsTrue() {
+				calls, err := histCalls(p, fail)
+				if err != nil {
+					return nil, err
+				}
+				msgs = append(msgs, Message{Role: RoleAssistant, Content: histString(p, "accumulated"), ToolCalls: calls})
+				open = len(msgs) - 1
+			}
+		case "tool.request":
+			call := ToolCall{ID: histString(p, "tool_call_id"), Name: histString(p, "tool")}
+			if a, ok := p.Get("arguments"); ok {
+				call.Arguments = a
+			}
+			if open < 0 {
+				return nil, fail("/tool_call_id", "tool call %q follows no assistant message of the current turn", call.ID)
+			}
+			listed := false
+			for _, c := range msgs[open].ToolCalls {
+				if c.ID == call.ID {
+					listed = true
+					break
+				}
+			}
+			if !listed {
+				msgs[open].ToolCalls = append(msgs[open].ToolCalls, call)
+			}
+		case "tool.result":
+			msgs = append(msgs, Message{
+				Role:       RoleTool,
+				Content:    ToolResultContent(p),
+				Name:       histString(p, "tool"),
+				ToolCallID: histString(p, "tool_call_id"),
+			})
+		case "context.compact":
+			if cfg.Compactor == nil {
+				return nil, fail("", "the journal compacts its context here; rebuilding it needs the run's compactor (HistoryConfig.Compactor)")
+			}
+			c, err := cfg.Compactor.Compact(msgs)
+			if err != nil {
+				return nil, fail("", "%v", err)
+			}
+			if err := histCheckCompaction(c, p, fail); err != nil {
+				return nil, err
+			}
+			msgs = c.Messages
+			open = -1
+		case "context.prune":
+			return nil, fail("", "context.prune cannot be replayed: the context budget is not modelled")
+		}
+	}
+	return msgs, nil
+}
+
+func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, ...any) error) error {
+	if n, ok := p.Get("message_count"); ok {
+		if got, isInt := n.Int64(); !isInt || got != int64(len(msgs)) {
+			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", n.Text(), len(msgs), strings.Join(Roles(msgs), ","))
+		}
+	}
+	if r, ok := p.Get("roles"); ok {
+		want := make([]string, 0, r.Len())
+		for _, x := range r.Elems() {
+			want = append(want, x.Text())
+		}
+		got := Roles(msgs)
+		if strings.Join(want, ",") != strings.Join(got, ",") {
+			hint := ""
+			if len(want) > 0 && want[0] == RoleSystem && (len(got) == 0 || got[0] != RoleSystem) {
+				hint = "; the journal does not record the system prompt: set HistoryConfig.SystemPrompt"
+			}
+			return fail("/payload/roles", "the model saw roles [%s], the rebuilt history has [%s]%s", strings.Join(want, ","), strings.Join(got, ","), hint)
+		}
+	}
+	return nil
+}
+
+func histCheckCompaction(c Compaction, p jsonv.Value, fail func(string, string, ...any) error) error {
+	ints := []struct {
+		key string
+		got int
+	}{
+		{"dropped_messages", c.Dropped},
+		{"original_chars", c.OriginalChars},
+		{"final_chars", c.FinalChars},
+		{"summary_chars", c.SummaryChars()},
+	}
+	for _, f := range ints {
+		v, ok := p.Get(f.key)
+		if !ok {
+			continue
+		}
+		if n, isInt := v.Int64(); !isInt || n != int64(f.got) {
+			return fail("/payload/"+f.key, "the live run recorded %s, the rebuild gives %d", v.Text(), f.got)
+		}
+	}
+	if v, ok := p.Get("source_sha256"); ok && v.Text() != c.SourceSHA256 {
+		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", v.Text(), c.SourceSHA256)
+	}
+	return nil
+}
+
+// histCalls reads a model.response payload's tool_calls.
+func histCalls(p jsonv.Value, fail func(string, string, ...any) error) ([]ToolCall, error) {
+	tc, ok := p.Get("tool_calls")
+	if !ok {
+		return nil, nil
+	}
+	var out []ToolCall
+	for i, c := range tc.Elems() {
+		if c.Kind() != jsonv.Object {
+			return nil, fail("/payload/tool_calls/"+strconv.Itoa(i), "a tool call is a JSON %s, not an object", c.Kind())
+		}
+		call := ToolCall{ID: histString(c, "id"), Name: histString(c, "name")}
+		if a, ok := c.Get("arguments"); ok {
+			call.Arguments = a
+		}
+		out = append(out, call)
+	}
+	return out, nil
+}
+
+// histString returns a string member's text, or "" (a number's spelling for
+// numbers, as Python's str() would).
+func histString(p jsonv.Value, key string) string {
+	v, ok := p.Get(key)
+	if !ok {
+		return ""
+	}
+	switch v.Kind() {
+	case jsonv.String, jsonv.Number:
+		return v.Text()
+	}
+	return ""
+}
+
+// pyStrip is Python's str.strip() with no argument: it removes leading and
+// trailing characters for which str.isspace() is true. That is Go's
+// unicode.IsSpace plus the information separators U+001C..U+001F.
+func pyStrip(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+	})
+}
