@@ -1,0 +1,187 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	s07 = "../../testdata/good/s07-session-replay.trace.jsonl"
+	s02 = "../../testdata/good/s02-events-streaming.trace.jsonl"
+)
+
+func TestValidateCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{"valid", []string{"validate", s07}, "", exitOK, "ok " + s07, ""},
+		{"quiet", []string{"validate", "-q", s07}, "", exitOK, "", ""},
+		{"stdin", []string{"validate", "-"}, mustRead(t, s07), exitOK, "ok <stdin>", ""},
+		{"invalid", []string{"validate", "../../testdata/bad/schema-bad-enum.jsonl"}, "", exitFailed, "",
+			"../../testdata/bad/schema-bad-enum.jsonl:2: SCHEMA event evt-001 at /actor/kind: "},
+		{"gap", []string{"validate", "../../testdata/bad/sequence-gap.jsonl"}, "", exitFailed, "",
+			"sequence-gap.jsonl:3: SEQUENCE_GAP event evt-002 at /sequence: sequence 4 where 2 was expected"},
+		{"one bad of two", []string{"validate", s07, "../../testdata/bad/torn-tail.jsonl"}, "", exitFailed, "ok " + s07, "torn-tail.jsonl:3: TORN_TAIL"},
+		{"missing file", []string{"validate", "nope.jsonl"}, "", exitUsage, "", "nope.jsonl"},
+		{"no file", []string{"validate"}, "", exitUsage, "", "no FILE given"},
+		{"bad flag", []string{"validate", "--frob", s07}, "", exitUsage, "", "unknown flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, tt.stdin, tt.args...)
+			if code != tt.code || !strings.Contains(stdout, tt.stdout) || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("got %d\nstdout %q\nstderr %q\nwant %d, stdout ~ %q, stderr ~ %q", code, stdout, stderr, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestValidateEveryBadFixtureFails(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/bad/*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, f := range files {
+		code, _, stderr := runCmd(t, "", "validate", f)
+		if code != exitFailed || !strings.HasPrefix(stderr, f) {
+			t.Errorf("%s: exit %d, stderr %q", f, code, stderr)
+		}
+	}
+}
+
+func mustRead(tb testing.TB, path string) string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestFingerprintCommand(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"fingerprint", s07, "--through", "4"}, exitOK, "1288ae16a0df9408d7a7394b16e7f29367b34832eeca1d9488ca8a410be3cb2e\n"},
+		{[]string{"fingerprint", s07, "--through=2"}, exitOK, "1e38d6f6527a0c7a8cbf0e78bc9424aba27dcd718bf370f948f2e8cf030923fb\n"},
+		{[]string{"fingerprint", s07, "--through", "7"}, exitUsage, ""},
+		{[]string{"fingerprint", "../../testdata/bad/mixed-run.jsonl"}, exitFailed, ""},
+		{[]string{"fingerprint"}, exitUsage, ""},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runCmd(t, "", tt.args...)
+		if code != tt.code || stdout != tt.out {
+			t.Errorf("%v: got %d %q (stderr %q), want %d %q", tt.args, code, stdout, stderr, tt.code, tt.out)
+		}
+	}
+}
+
+// The fingerprint is defined by Python's json.dumps; when python3 is on the
+// machine, compute it there and compare, plain and normalized.
+func TestFingerprintMatchesPython(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found: the Python oracle check is skipped")
+	}
+	script := `
+import hashlib, json, sys
+events = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+if sys.argv[2] == "normalized":
+    out = []
+    for e in events:
+        e = dict(e); e.pop("session_id", None); e.pop("timestamp", None)
+        p = dict(e.get("provenance", {})); p.pop("run_id", None); e["provenance"] = p
+        out.append(e)
+    events = out
+wire = json.dumps(events, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+print(hashlib.sha256(wire.encode("utf-8")).hexdigest())
+`
+	for _, f := range []string{s07, s02} {
+		for _, mode := range []string{"plain", "normalized"} {
+			want, err := exec.Command(py, "-c", script, f, mode).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"fingerprint", f}
+			if mode == "normalized" {
+				args = append(args, "--normalized")
+			}
+			_, got, stderr := runCmd(t, "", args...)
+			if got != string(want) {
+				t.Errorf("%s %s: tracecheck %q (stderr %q), python %q", f, mode, got, stderr, want)
+			}
+		}
+	}
+}
+
+func TestReplayCommand(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "replay", s02, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st struct {
+		SessionID         string   `json:"session_id"`
+		RunID             string   `json:"run_id"`
+		AppliedSequences  []int    `json:"applied_sequences"`
+		UserMessages      []string `json:"user_messages"`
+		AssistantMessages []string `json:"assistant_messages"`
+		StopReason        *string  `json:"stop_reason"`
+		Fingerprint       string   `json:"fingerprint"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, stdout)
+	}
+	if len(st.AssistantMessages) != 1 || st.AssistantMessages[0] != "Observe events, not hidden state." || st.StopReason == nil || *st.StopReason != "completed" || len(st.AppliedSequences) != 7 {
+		t.Errorf("unexpected state: %+v", st)
+	}
+
+	code, stdout, _ = runCmd(t, "", "replay", s07, "--through", "2", "--json")
+	if code != exitOK || !strings.Contains(stdout, `"stop_reason":null`) || !strings.Contains(stdout, `"applied_sequences":[0,1,2]`) {
+		t.Errorf("partial replay: %d %s", code, stdout)
+	}
+	code, stdout, _ = runCmd(t, "", "replay", s07)
+	if code != exitOK || !strings.Contains(stdout, "stop_reason: completed") {
+		t.Errorf("text replay: %d %s", code, stdout)
+	}
+	code, _, stderr = runCmd(t, "", "replay", s07, "--through", "99")
+	if code != exitUsage || !strings.Contains(stderr, "outside the journal") {
+		t.Errorf("out of range: %d %s", code, stderr)
+	}
+	code, _, stderr = runCmd(t, "", "replay", "../../testdata/bad/mixed-session.jsonl")
+	if code != exitFailed || !strings.Contains(stderr, "mixed-session.jsonl:3: MIXED_SESSION") {
+		t.Errorf("mixed session: %d %s", code, stderr)
+	}
+}
+
+func TestBranchCommand(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "branch", s07, "--at", "2", "--id", "branch-alternative-response")
+	want := `{"branch_id":"branch-alternative-response","parent_session_id":"session-s07-session-replay","parent_run_id":"run-s07-session-replay-golden","fork_sequence":2,"inherited_event_ids":["evt-000","evt-001","evt-002"],"parent_fingerprint":"1e38d6f6527a0c7a8cbf0e78bc9424aba27dcd718bf370f948f2e8cf030923fb"}` + "\n"
+	if code != exitOK || stdout != want {
+		t.Errorf("got %d %q %q", code, stdout, stderr)
+	}
+	for _, args := range [][]string{
+		{"branch", s07, "--at", "2", "--id", " "},
+		{"branch", s07, "--at", "9", "--id", "b"},
+		{"branch", s07, "--id", "b"},
+	} {
+		if code, _, _ := runCmd(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	before := mustRead(t, s07)
+	runCmd(t, "", "branch", s07, "--at", "3", "--id", "x")
+	if mustRead(t, s07) != before {
+		t.Error("branch modified its input")
+	}
+}
