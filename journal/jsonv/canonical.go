@@ -51,8 +51,8 @@ func (c *Canonicalizer) emit(dst []byte) []byte {
 		case tStrEsc:
 			dst = appendPyStringRaw(dst, src[n.a:n.b])
 		case tInt:
-			if n.b-n.a == 2 && src[n.a] == '-' {
-				dst = append(dst, '0') // -0 is the int 0
+			if isNegZero(src[n.a:n.b]) {
+				dst = append(dst, '0')
 			} else {
 				dst = append(dst, src[n.a:n.b]...)
 			}

@@ -74,8 +74,8 @@ func (s *scanner) build() Value {
 		case tStrEsc:
 			buf = appendUnescaped(buf, src[n.a:n.b])
 		case tInt:
-			if n.b-n.a == 2 && src[n.a] == '-' {
-				buf = append(buf, '0') // Python reads -0 as the int 0
+			if isNegZero(src[n.a:n.b]) {
+				buf = append(buf, '0')
 			} else {
 				buf = append(buf, src[n.a:n.b]...)
 			}

@@ -2,8 +2,8 @@ package jsonv
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -499,6 +499,10 @@ func utf8Len(src []byte, i int) int {
 	}
 	return 0
 }
+
+// isNegZero reports whether an integer's text is "-0", which Python reads as
+// the int 0 and writes as "0".
+func isNegZero(p []byte) bool { return len(p) == 2 && p[0] == '-' && p[1] == '0' }
 
 func validUTF8At(src []byte, i int) bool { return utf8Len(src, i) > 0 }
 
