@@ -1,0 +1,43 @@
+package schema
+
+import (
+	_ "embed"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// ScenarioJSON is the schema of a scenario data file (scenarios/<id>.json),
+// as embedded.
+//
+//go:embed scenario.schema.json
+var ScenarioJSON []byte
+
+// ScenarioURL is the $id of the scenario schema.
+const ScenarioURL = "urn:tracecheck:schema:scenario:1"
+
+var scenarioCompiled struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// Scenario returns the compiled scenario schema.
+func Scenario() (*jsonschema.Schema, error) {
+	scenarioCompiled.once.Do(func() {
+		scenarioCompiled.schema, scenarioCompiled.err = compile(ScenarioURL, ScenarioJSON)
+	})
+	return scenarioCompiled.schema, scenarioCompiled.err
+}
+
+// ValidateScenario validates one decoded scenario document (encoding/json
+// with UseNumber, or jsonv.Value.Interface(schema.Number)). It returns nil
+// or an *Error whose violations carry the JSON pointer of each failing
+// field; the caller adds the file name.
+func ValidateScenario(doc any) error {
+	s, err := Scenario()
+	if err != nil {
+		return err
+	}
+	return Check(s, doc)
+}
