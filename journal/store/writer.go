@@ -1,0 +1,348 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/tracecheck/tracecheck/journal"
+)
+
+// WriterOptions say how OpenWriter treats a missing or torn session.
+type WriterOptions struct {
+	// Create makes the session file when it does not exist (and fsyncs the
+	// directory). Without it a missing session is ErrNotFound and no file
+	// is created.
+	Create bool
+	// Repair repairs a torn tail (side file, truncate, fsync) instead of
+	// failing with ErrTornTail.
+	Repair bool
+}
+
+// Ack acknowledges one appended event. It is returned only once the event
+// is durable: written and fsynced, now or by an earlier writer.
+type Ack struct {
+	EventID string
+	Line    int   // 1-based line of the stored event
+	Offset  int64 // byte offset of that line
+	// Duplicate is set when the event was already stored (an identical
+	// retry): nothing was written.
+	Duplicate bool
+}
+
+// Position is where a session stands: what the next event of the current
+// run must carry.
+type Position struct {
+	Events       int    // events in the session
+	RunID        string // the current (last) run; "" in an empty session
+	NextSequence int64  // the sequence the current run's next event carries
+	LastEventID  string // "" in an empty session
+	Size         int64  // bytes in the file
+}
+
+// Writer appends to one session. It holds the session's exclusive lock
+// until Close. Its methods may be called from several goroutines; they are
+// serialised.
+type Writer struct {
+	mu       sync.Mutex
+	store    *Store
+	id       string
+	path     string
+	f        *os.File
+	st       *state
+	buf      []byte
+	broken   error
+	closed   bool
+	created  bool
+	repaired *Report
+}
+
+// OpenWriter opens session id for appending: it takes the exclusive lock
+// (ErrLocked when another writer has it), reads and validates the whole
+// file, handles a torn tail as opts say, and fsyncs the file and the
+// directory so that everything read back is durable.
+func (s *Store) OpenWriter(id string, opts WriterOptions) (*Writer, error) {
+	path, err := s.Path(id)
+	if err != nil {
+		return nil, err
+	}
+	const flag = os.O_RDWR | os.O_APPEND
+	f, err := os.OpenFile(path, flag, 0)
+	created := false
+	if errors.Is(err, fs.ErrNotExist) {
+		if !opts.Create {
+			return nil, &Error{Kind: ErrNotFound, SessionID: id, Path: path}
+		}
+		f, err = os.OpenFile(path, flag|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) { // another writer created it first
+			f, err = os.OpenFile(path, flag, 0)
+		} else {
+			created = err == nil
+		}
+	}
+	if err != nil {
+		return nil, &Error{Kind: ErrIO, SessionID: id, Path: path, Err: err}
+	}
+	w := &Writer{store: s, id: id, path: path, f: f, created: created}
+	if err := w.open(opts); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Writer) open(opts WriterOptions) error {
+	if err := lock(w.f, true); err != nil {
+		return lockError(w.id, w.path, err)
+	}
+	st, torn, err := scan(w.f, w.path, w.id, nil)
+	if err != nil {
+		return err
+	}
+	if torn != nil {
+		if !opts.Repair {
+			return tornError(w.id, w.path, torn)
+		}
+		side, err := repairTorn(w.f, w.store.dir, w.path, w.id, torn)
+		if err != nil {
+			return err
+		}
+		w.repaired = &Report{SessionID: w.id, Path: w.path, Events: st.lines, Runs: st.runs, Size: st.size, Torn: torn, SideFile: side}
+	}
+	if err := w.f.Sync(); err != nil {
+		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: "cannot fsync the session file", Err: err}
+	}
+	if err := syncDir(w.store.dir); err != nil {
+		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: "cannot fsync the store directory", Err: err}
+	}
+	w.st = st
+	return nil
+}
+
+// SessionID returns the session's ID.
+func (w *Writer) SessionID() string { return w.id }
+
+// Path returns the session file.
+func (w *Writer) Path() string { return w.path }
+
+// Created reports whether OpenWriter created the session file.
+func (w *Writer) Created() bool { return w.created }
+
+// Repaired returns what OpenWriter repaired, or nil when the file had no
+// torn tail.
+func (w *Writer) Repaired() *Report { return w.repaired }
+
+// Position returns where the session stands.
+func (w *Writer) Position() Position {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := Position{Events: w.st.lines, LastEventID: w.st.lastEventID, Size: w.st.size}
+	if n := len(w.st.runs); n > 0 {
+		p.RunID = w.st.runs[n-1].RunID
+		p.NextSequence = w.st.checker.Next()
+	}
+	return p
+}
+
+// Runs returns the session's runs in order.
+func (w *Writer) Runs() []Run {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]Run(nil), w.st.runs...)
+}
+
+// HasEventID reports whether an event with this ID is stored.
+func (w *Writer) HasEventID(id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.st.ids[id]
+	return ok
+}
+
+// HasRun reports whether the session holds a run with this ID.
+func (w *Writer) HasRun(runID string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.st.runSet[runID]
+	return ok
+}
+
+// NextEventID returns the event_id a writer that numbers events as the
+// reference does should give the next event: "evt-%03d" of the event's
+// 0-based position in the whole session, or of the first position after it
+// whose ID is still free. Within a single run this is the reference's
+// evt-%03d of the sequence; across runs it keeps IDs unique.
+func (w *Writer) NextEventID() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nextEventID(0)
+}
+
+// NextEventIDs returns the IDs of the next n events, as NextEventID would
+// give them one after the other.
+func (w *Writer) NextEventIDs(n int) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ids := make([]string, 0, n)
+	taken := map[string]struct{}{}
+	for i := w.st.lines; len(ids) < n; i++ {
+		id := fmt.Sprintf("evt-%03d", i)
+		if _, ok := w.st.ids[id]; ok {
+			continue
+		}
+		if _, ok := taken[id]; ok {
+			continue
+		}
+		taken[id] = struct{}{}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func (w *Writer) nextEventID(skip int) string {
+	for i := w.st.lines + skip; ; i++ {
+		id := fmt.Sprintf("evt-%03d", i)
+		if _, ok := w.st.ids[id]; !ok {
+			return id
+		}
+	}
+}
+
+// Events re-reads the session from the file (not from memory) and returns
+// its events in order.
+func (w *Writer) Events() ([]journal.Event, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return nil, err
+	}
+	return readAll(w.f, w.st.size, w.path, w.id)
+}
+
+// Append validates one event (a JSON object on one line, without the
+// newline), writes it and fsyncs the file, and only then returns its Ack.
+// An identical retry of a stored event is acknowledged without writing; a
+// rejected event (ErrRejected, ErrConflict) writes nothing.
+func (w *Writer) Append(line []byte) (Ack, error) {
+	acks, err := w.AppendBatch([][]byte{line})
+	if len(acks) == 1 {
+		return acks[0], err
+	}
+	return Ack{}, err
+}
+
+// AppendEvent appends e in the golden layout.
+func (w *Writer) AppendEvent(e *journal.Event) (Ack, error) {
+	return w.Append(e.Value().AppendJSON(nil))
+}
+
+// AppendEvents appends events in the golden layout as one batch.
+func (w *Writer) AppendEvents(evs []journal.Event) ([]Ack, error) {
+	lines := make([][]byte, len(evs))
+	for i := range evs {
+		lines[i] = evs[i].Value().AppendJSON(nil)
+	}
+	return w.AppendBatch(lines)
+}
+
+// AppendBatch is group commit: it validates the lines in order, each
+// against the session as it stands after the ones before it, writes every
+// accepted line with one write and makes them durable with one fsync, and
+// only then returns their Acks, in order. It stops at the first rejected
+// line: the lines before it are written and acknowledged (len(acks) is the
+// rejected line's index), the error names it, and it and the lines after
+// it are not written. On an I/O error nothing is acknowledged and the
+// writer is broken.
+func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return nil, err
+	}
+	acks := make([]Ack, 0, len(lines))
+	buf := w.buf[:0]
+	var rejected error
+	for _, raw := range lines {
+		a, jerr := w.st.admit(raw)
+		if jerr == nil && a.dupOf > 0 {
+			old := w.st.ids[a.event.EventID]
+			acks = append(acks, Ack{EventID: a.event.EventID, Line: old.line, Offset: old.off, Duplicate: true})
+			continue
+		}
+		start := len(buf)
+		if jerr == nil {
+			buf = a.value.AppendJSON(buf)
+			if n := len(buf) - start; n > journal.DefaultMaxLineBytes {
+				buf = buf[:start]
+				jerr = &journal.Error{EventID: a.event.EventID, Code: journal.LineTooLong,
+					Msg: fmt.Sprintf("the event is %d bytes; a line may hold at most %d", n, journal.DefaultMaxLineBytes)}
+			}
+		}
+		if jerr != nil {
+			kind := ErrRejected
+			if jerr.Code == EventIDConflict {
+				kind = ErrConflict
+			}
+			rejected = &Error{Kind: kind, SessionID: w.id, Path: w.path, EventID: jerr.EventID, Err: jerr}
+			break
+		}
+		buf = append(buf, '\n')
+		off := w.st.size
+		w.st.commit(&a, len(buf)-start)
+		acks = append(acks, Ack{EventID: w.st.lastEventID, Line: w.st.lines, Offset: off})
+	}
+	if len(buf) > 0 {
+		if err := w.write(buf); err != nil {
+			return nil, err
+		}
+	}
+	if cap(buf) <= 1<<20 {
+		w.buf = buf[:0]
+	} else {
+		w.buf = nil
+	}
+	return acks, rejected
+}
+
+// write writes the lines and fsyncs; any failure breaks the writer.
+func (w *Writer) write(buf []byte) error {
+	_, err := w.f.Write(buf)
+	msg := "write failed"
+	if err == nil {
+		if err = w.f.Sync(); err != nil {
+			msg = "fsync failed"
+		}
+	}
+	if err != nil {
+		w.broken = err
+		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: msg + "; the writer is broken, reopen the session", Err: err}
+	}
+	return nil
+}
+
+func (w *Writer) usable() error {
+	if w.closed {
+		return &Error{Kind: ErrClosed, SessionID: w.id, Path: w.path}
+	}
+	if w.broken != nil {
+		return &Error{Kind: ErrBroken, SessionID: w.id, Path: w.path, Err: w.broken}
+	}
+	return nil
+}
+
+// Close releases the lock and closes the file. Everything acknowledged is
+// already durable; Close adds nothing to that.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if err := w.f.Close(); err != nil {
+		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Err: err}
+	}
+	return nil
+}
