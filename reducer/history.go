@@ -392,11 +392,6 @@ func History(events []journal.Event, cfg HistoryConfig) ([]Message, error) {
 }
 
 func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, ...any) error) error {
-	if n, ok := p.Get("message_count"); ok {
-		if got, isInt := n.Int64(); !isInt || got != int64(len(msgs)) {
-			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", n.Text(), len(msgs), strings.Join(Roles(msgs), ","))
-		}
-	}
 	if r, ok := p.Get("roles"); ok {
 		want := make([]string, 0, r.Len())
 		for _, x := range r.Elems() {
@@ -409,6 +404,11 @@ func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, .
 				hint = "; the journal does not record the system prompt: set HistoryConfig.SystemPrompt"
 			}
 			return fail("/payload/roles", "the model saw roles [%s], the rebuilt history has [%s]%s", strings.Join(want, ","), strings.Join(got, ","), hint)
+		}
+	}
+	if n, ok := p.Get("message_count"); ok {
+		if got, isInt := n.Int64(); !isInt || got != int64(len(msgs)) {
+			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", n.Text(), len(msgs), strings.Join(Roles(msgs), ","))
 		}
 	}
 	return nil
