@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
@@ -159,7 +160,7 @@ func (a *agent) loop(first int) (string, error) {
 					// The live history gets the assistant message once the
 					// final chunk is out, as History does.
 					if i == len(t.Chunks)-1 {
-						a.appendAssistant(t)
+						a.appendAssistant(t, false)
 					}
 					return "", err
 				}
@@ -175,13 +176,23 @@ func (a *agent) loop(first int) (string, error) {
 				jsonv.M("stop", jsonv.BoolValue(t.Stop)),
 				jsonv.M("tool_calls", jsonv.Arr(calls...)),
 			)); err != nil {
-				a.appendAssistant(t)
+				a.appendAssistant(t, true)
 				return "", err
 			}
 		}
-		a.appendAssistant(t)
+		if t.Streamed() {
+			a.appendAssistant(t, false)
+		} else {
+			a.appendAssistant(t, true)
+		}
+		assistant := len(a.msgs) - 1
 
 		for _, call := range t.ToolCalls {
+			// A streamed response lists no tool calls; each joins the
+			// assistant message as its tool.request is recorded.
+			if !slices.ContainsFunc(a.msgs[assistant].ToolCalls, func(c reducer.ToolCall) bool { return c.ID == call.ID }) {
+				a.msgs[assistant].ToolCalls = append(a.msgs[assistant].ToolCalls, call)
+			}
 			if err := a.rec.emit("tool.request", a.modelActor(), jsonv.Obj(
 				jsonv.M("tool_call_id", jsonv.Str(call.ID)),
 				jsonv.M("tool", jsonv.Str(call.Name)),
@@ -233,12 +244,14 @@ func (a *agent) loop(first int) (string, error) {
 	))
 }
 
-func (a *agent) appendAssistant(t fakemodel.Turn) {
-	a.msgs = append(a.msgs, reducer.Message{
-		Role:      reducer.RoleAssistant,
-		Content:   t.Text(),
-		ToolCalls: append([]reducer.ToolCall(nil), t.ToolCalls...),
-	})
+// appendAssistant appends the turn's assistant message; withCalls attaches
+// its tool calls (a whole response records them in model.response).
+func (a *agent) appendAssistant(t fakemodel.Turn, withCalls bool) {
+	m := reducer.Message{Role: reducer.RoleAssistant, Content: t.Text()}
+	if withCalls {
+		m.ToolCalls = append([]reducer.ToolCall(nil), t.ToolCalls...)
+	}
+	a.msgs = append(a.msgs, m)
 }
 
 func (a *agent) appendToolResult(payload jsonv.Value) {
@@ -261,11 +274,15 @@ func Render(sc *Scenario) (*Rendered, error) {
 	if sc.SystemPrompt != "" {
 		a.msgs = append(a.msgs, reducer.Message{Role: reducer.RoleSystem, Content: sc.SystemPrompt})
 	}
-	a.msgs = append(a.msgs, reducer.Message{Role: reducer.RoleUser, Content: sc.Prompt})
 
 	run := &Run{SessionID: sc.SessionID, RunID: sc.RunID}
 	err := a.start()
 	if err == nil {
+		// The reference builds [system, user] before session.start; the
+		// events are the same, but holding the user message only once it
+		// is recorded keeps the live history equal to what History
+		// rebuilds at every point of the journal.
+		a.msgs = append(a.msgs, reducer.Message{Role: reducer.RoleUser, Content: sc.Prompt})
 		err = rec.emit("user.message", journal.Actor{Kind: "user", ID: "learner"}, jsonv.Obj(jsonv.M("content", jsonv.Str(sc.Prompt))))
 	}
 	if err == nil {
