@@ -69,8 +69,10 @@ func EmbeddedStore() *Store { return &Store{fsys: embedded} }
 func DefaultStore(start string) *Store {
 	if root, ok := ModuleRoot(start); ok {
 		dir := filepath.Join(root, "golden")
-		if rel, err := filepath.Rel(start, dir); err == nil {
-			dir = rel
+		if abs, err := filepath.Abs(start); err == nil {
+			if rel, err := filepath.Rel(abs, dir); err == nil {
+				dir = rel
+			}
 		}
 		return DiskStore(dir)
 	}

@@ -1,0 +1,181 @@
+package golden
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	line0 = `{"sequence":0,"event_id":"evt-000","type":"session.start","payload":{"max_turns":8,"tool_count":0}}` + "\n"
+	line1 = `{"sequence":1,"event_id":"evt-001","type":"model.request","payload":{"turn":1,"roles":["user"],"tools":[]}}` + "\n"
+	line2 = `{"sequence":2,"event_id":"evt-002","type":"session.stop","payload":{"reason":"completed","turns":1}}` + "\n"
+)
+
+func ptr(n int64) *int64 { return &n }
+
+func TestCompare(t *testing.T) {
+	golden := line0 + line1 + line2
+	tests := []struct {
+		name   string
+		actual string
+		want   *Drift // Diff is checked separately
+	}{
+		{"identical", golden, nil},
+		{"a changed value", line0 + strings.Replace(line1, `"turn":1`, `"turn":2`, 1) + line2,
+			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
+				Fields: []FieldDiff{{Path: "/payload/turn", Expected: "1", Actual: "2"}}}},
+		{"number spelling is a difference", line0 + strings.Replace(line1, `"turn":1`, `"turn":1.0`, 1) + line2,
+			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
+				Fields: []FieldDiff{{Path: "/payload/turn", Expected: "1", Actual: "1.0"}}}},
+		{"an added member and array element", line0 + strings.Replace(line1, `"roles":["user"]`, `"roles":["user","tool"],"extra":"<&>"`, 1) + line2,
+			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
+				Fields: []FieldDiff{{Path: "/payload/extra", Expected: Absent, Actual: `"<&>"`}, {Path: "/payload/roles/1", Expected: Absent, Actual: `"tool"`}}}},
+		{"a removed member", strings.Replace(line0, `"max_turns":8,`, ``, 1) + line1 + line2,
+			&Drift{Line: 1, Sequence: ptr(0), EventID: "evt-000", Type: "session.start",
+				Fields: []FieldDiff{{Path: "/payload/max_turns", Expected: "8", Actual: Absent}}}},
+		{"a changed type", strings.Replace(line0, `"tool_count":0`, `"tool_count":"0"`, 1) + line1 + line2,
+			&Drift{Line: 1, Sequence: ptr(0), EventID: "evt-000", Type: "session.start",
+				Fields: []FieldDiff{{Path: "/payload/tool_count", Expected: "0", Actual: `"0"`}}}},
+		{"member order only", line0 + `{"event_id":"evt-001","sequence":1,"type":"model.request","payload":{"turn":1,"roles":["user"],"tools":[]}}` + "\n" + line2,
+			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
+				Note: "the same JSON value written with other bytes (member order, spacing, escaping or number spelling)"}},
+		{"an extra line", golden + line2,
+			&Drift{Line: 4, Sequence: ptr(2), EventID: "evt-002", Type: "session.stop",
+				Note: "the golden file ends after line 3; the render has 4 lines"}},
+		{"a missing line", line0 + line1,
+			&Drift{Line: 3, Sequence: ptr(2), EventID: "evt-002", Type: "session.stop",
+				Note: "the render ends after line 2; the golden file has 3 lines"}},
+		{"no final newline", strings.TrimSuffix(golden, "\n"),
+			&Drift{Line: 3, Sequence: ptr(2), EventID: "evt-002", Type: "session.stop",
+				Note: "the same event; one side lacks the final newline"}},
+		{"CRLF", line0 + strings.Replace(line1, "\n", "\r\n", 1) + line2,
+			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
+				Note: "the same event; the line endings differ (CRLF)"}},
+		{"a line that is not JSON", line0 + "{oops\n" + line2,
+			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Compare([]byte(golden), []byte(tc.actual), "want.jsonl", "got")
+			if tc.want == nil {
+				if got != nil {
+					t.Fatalf("Compare = %+v, want nil", got)
+				}
+				return
+			}
+			if got == nil {
+				t.Fatal("Compare = nil, want a drift")
+			}
+			if !strings.HasPrefix(got.Diff, "--- want.jsonl\n+++ got\n@@ ") {
+				t.Errorf("diff does not start with a unified header:\n%s", got.Diff)
+			}
+			diff := got.Diff
+			got.Diff = ""
+			if tc.name == "a line that is not JSON" {
+				if !strings.HasPrefix(got.Note, "rendered line 2 is not valid JSON") {
+					t.Errorf("note %q", got.Note)
+				}
+				got.Note = ""
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("drift (-want +got):\n%s\n%s", d, diff)
+			}
+		})
+	}
+}
+
+func TestCompareDiffShowsTheLinesAround(t *testing.T) {
+	golden := line0 + line1 + line2
+	actual := line0 + strings.Replace(line1, `"turn":1`, `"turn":2`, 1) + line2
+	d := Compare([]byte(golden), []byte(actual), "g", "r")
+	want := "--- g\n+++ r\n@@ -1,3 +1,3 @@\n " + line0 + "-" + line1 + "+" + strings.Replace(line1, `"turn":1`, `"turn":2`, 1) + " " + line2
+	if d.Diff != want {
+		t.Errorf("diff\n%s\nwant\n%s", d.Diff, want)
+	}
+}
+
+func TestStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "golden")
+	s := DiskStore(dir)
+	if ids, err := s.IDs(); err != nil || len(ids) != 0 {
+		t.Fatalf("IDs of a missing dir = %v, %v", ids, err)
+	}
+	if _, err := s.Read("a"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read of a missing golden: %v", err)
+	}
+	changed, err := s.Write("a", []byte("one\n"))
+	if err != nil || !changed {
+		t.Fatalf("first Write = %v, %v", changed, err)
+	}
+	info, _ := os.Stat(filepath.Join(dir, "a.trace.jsonl"))
+	if changed, err := s.Write("a", []byte("one\n")); err != nil || changed {
+		t.Fatalf("Write of the same bytes = %v, %v; want no change", changed, err)
+	}
+	if again, _ := os.Stat(filepath.Join(dir, "a.trace.jsonl")); !again.ModTime().Equal(info.ModTime()) || again.Mode().Perm() != 0o644 {
+		t.Errorf("unchanged golden was rewritten or has mode %v", again.Mode())
+	}
+	if changed, err := s.Write("a", []byte("two\n")); err != nil || !changed {
+		t.Fatalf("Write of new bytes = %v, %v", changed, err)
+	}
+	if b, _ := s.Read("a"); string(b) != "two\n" {
+		t.Errorf("Read = %q", b)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, ".hidden.trace.jsonl"), nil, 0o644)
+	s.Write("b", []byte("x\n"))
+	if ids, _ := s.IDs(); strings.Join(ids, ",") != "a,b" {
+		t.Errorf("IDs = %v, want [a b]", ids)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+	if err := s.Remove("b"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := s.IDs(); strings.Join(ids, ",") != "a" {
+		t.Errorf("after Remove, IDs = %v", ids)
+	}
+
+	emb := EmbeddedStore()
+	if _, err := emb.Write("a", nil); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("embedded Write: %v", err)
+	}
+	if err := emb.Remove("a"); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("embedded Remove: %v", err)
+	}
+}
+
+func TestDefaultStore(t *testing.T) {
+	// Inside the module: its golden/ directory, which is this package's.
+	s := DefaultStore(".")
+	if s.Embedded() || s.Dir() != "." {
+		t.Errorf("inside the module: %s", s)
+	}
+	// Outside any module: the embedded copy.
+	if s := DefaultStore(t.TempDir()); !s.Embedded() {
+		t.Errorf("outside the module: %s", s)
+	}
+	// Inside another module: the embedded copy, not that module's golden/.
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n"), 0o644)
+	os.MkdirAll(filepath.Join(other, "golden", "sub"), 0o755)
+	if s := DefaultStore(filepath.Join(other, "golden", "sub")); !s.Embedded() {
+		t.Errorf("inside another module: %s", s)
+	}
+	// A tracecheck checkout elsewhere, from a subdirectory.
+	mine := t.TempDir()
+	os.WriteFile(filepath.Join(mine, "go.mod"), []byte("module github.com/tracecheck/tracecheck\n\ngo 1.26\n"), 0o644)
+	os.MkdirAll(filepath.Join(mine, "cmd", "x"), 0o755)
+	if s := DefaultStore(filepath.Join(mine, "cmd", "x")); s.Embedded() || filepath.Clean(s.Dir()) != filepath.Join("..", "..", "golden") {
+		t.Errorf("from a subdirectory of a checkout: %s", s)
+	}
+}

@@ -1,0 +1,157 @@
+package golden_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/tracecheck/tracecheck/golden"
+	"github.com/tracecheck/tracecheck/scenarios"
+)
+
+// referenceDir holds the reference implementation's golden traces: the
+// shared/ directory beside the repository root.
+var referenceDir = filepath.Join("..", "..", "shared", "reference", "golden")
+
+// TestGoldens renders every built-in scenario, validates it, and compares
+// it with golden/<id>.trace.jsonl. `go test ./... -update` rewrites the
+// goldens from the renders (valid renders only).
+func TestGoldens(t *testing.T) {
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := goldie.New(t,
+		goldie.WithFixtureDir("."), // this package's directory is golden/
+		goldie.WithNameSuffix(golden.Suffix),
+		goldie.WithDiffFn(func(actual, expected string) string {
+			d := golden.Compare([]byte(expected), []byte(actual), "golden", "rendered")
+			if d == nil {
+				return ""
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "first difference at line %d, event %s %s\n", d.Line, d.EventID, d.Type)
+			if d.Note != "" {
+				fmt.Fprintf(&b, "%s\n", d.Note)
+			}
+			for _, f := range d.Fields {
+				fmt.Fprintf(&b, "%s: expected %s, actual %s\n", f.Path, f.Expected, f.Actual)
+			}
+			return b.String() + d.Diff
+		}),
+	)
+	for _, sc := range all {
+		t.Run(sc.ID, func(t *testing.T) {
+			r, err := scenarios.Render(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if problems := scenarios.Check(r); len(problems) > 0 {
+				t.Fatalf("invalid render, not compared:\n%s", strings.Join(problems, "\n"))
+			}
+			g.Assert(t, sc.ID, r.Bytes)
+		})
+	}
+}
+
+// TestNoObsoleteGoldens fails on a golden file no scenario renders.
+func TestNoObsoleteGoldens(t *testing.T) {
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, s := range all {
+		known[s.ID] = true
+	}
+	ids, err := golden.DiskStore(".").IDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if !known[id] {
+			t.Errorf("golden/%s has no scenario: remove it with tracecheck verify --update --prune", golden.FileName(id))
+		}
+	}
+}
+
+// TestReferenceConformance is the conformance proof: for every scenario
+// marked reference, the committed golden and a fresh render are both
+// byte-identical to the reference implementation's golden trace.
+func TestReferenceConformance(t *testing.T) {
+	if _, err := os.Stat(referenceDir); err != nil {
+		t.Skipf("reference goldens not found at %s (the shared/ directory beside the repository): %v", referenceDir, err)
+	}
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := map[string]bool{}
+	for _, sc := range all {
+		if !sc.Reference {
+			continue
+		}
+		refs[sc.ID] = true
+		want, err := os.ReadFile(filepath.Join(referenceDir, golden.FileName(sc.ID)))
+		if err != nil {
+			t.Errorf("%s: %v", sc.ID, err)
+			continue
+		}
+		committed, err := os.ReadFile(golden.FileName(sc.ID))
+		if err != nil {
+			t.Errorf("%s: %v", sc.ID, err)
+			continue
+		}
+		r, err := scenarios.Render(sc)
+		if err != nil {
+			t.Errorf("%s: %v", sc.ID, err)
+			continue
+		}
+		for name, got := range map[string][]byte{"committed golden": committed, "render": r.Bytes} {
+			if d := golden.Compare(want, got, "reference", name); d != nil {
+				t.Errorf("%s: %s differs from the reference at line %d (%s %s): %s %v\n%s", sc.ID, name, d.Line, d.EventID, d.Type, d.Note, d.Fields, d.Diff)
+			}
+		}
+	}
+	if len(refs) != 5 {
+		t.Errorf("%d reference scenarios, want the reference's 5 golden lessons", len(refs))
+	}
+	entries, err := os.ReadDir(referenceDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), golden.Suffix); ok && !refs[id] {
+			t.Errorf("reference golden %s has no reference scenario", e.Name())
+		}
+	}
+}
+
+// TestEmbeddedGoldensAreTheCommittedOnes guards the copy an installed
+// binary verifies against.
+func TestEmbeddedGoldensAreTheCommittedOnes(t *testing.T) {
+	disk, emb := golden.DiskStore("."), golden.EmbeddedStore()
+	ids, err := disk.IDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eids, err := emb.IDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ids, ",") != strings.Join(eids, ",") {
+		t.Fatalf("embedded %v, on disk %v", eids, ids)
+	}
+	for _, id := range ids {
+		a, _ := disk.Read(id)
+		b, _ := emb.Read(id)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: embedded copy differs from the file (rebuild)", id)
+		}
+	}
+}
