@@ -41,92 +41,95 @@ func (c *Canonicalizer) emit(dst []byte) []byte {
 	s := &c.s
 	src, nodes, order := s.src, s.nodes, s.order
 	stack := c.stack[:0]
+	var k int
 	i := 0
-	for {
-		// Write the value at node i.
-		n := &nodes[i]
-		switch n.kind {
-		case tStr:
-			dst = append(dst, src[n.a-1:n.b+1]...)
-		case tStrEsc:
-			dst = appendPyStringRaw(dst, src[n.a:n.b])
-		case tInt:
-			if isNegZero(src[n.a:n.b]) {
-				dst = append(dst, '0')
-			} else {
-				dst = append(dst, src[n.a:n.b]...)
-			}
-		case tFloat:
-			dst = AppendPyFloat(dst, math.Float64frombits(uint64(n.c)))
-		case tNull:
-			dst = append(dst, "null"...)
-		case tTrue:
-			dst = append(dst, "true"...)
-		case tFalse:
-			dst = append(dst, "false"...)
-		case tArr:
-			if n.b == 0 {
-				dst = append(dst, '[', ']')
-				break
-			}
-			dst = append(dst, '[')
-			stack = append(stack, emitFrame{pos: i + 1, end: n.b - 1})
-			i++
-			continue
-		case tObj:
-			if n.b == 0 {
-				dst = append(dst, '{', '}')
-				break
-			}
-			dst = append(dst, '{')
-			stack = append(stack, emitFrame{obj: true, pos: n.c, end: n.c + n.b})
-			i = c.key(&dst, int(order[n.c]))
-			continue
+value: // write the value at node i
+	switch n := &nodes[i]; n.kind {
+	case tStr:
+		dst = append(dst, src[n.a-1:n.b+1]...)
+	case tStrEsc:
+		dst = appendPyStringRaw(dst, src[n.a:n.b])
+	case tInt:
+		if isNegZero(src[n.a:n.b]) {
+			dst = append(dst, '0')
+		} else {
+			dst = append(dst, src[n.a:n.b]...)
 		}
-		// The value is done: move to the next one, closing containers.
-		for {
-			if len(stack) == 0 {
-				c.stack = stack
-				return dst
-			}
-			f := &stack[len(stack)-1]
-			if f.obj {
-				f.pos++
-				if f.pos < f.end {
-					dst = append(dst, ',')
-					i = c.key(&dst, int(order[f.pos]))
-					break
-				}
-				dst = append(dst, '}')
-			} else {
-				if f.end > 0 {
-					f.end--
-					if p := &nodes[f.pos]; p.kind >= tArr {
-						f.pos = p.a
-					} else {
-						f.pos++
-					}
-					i = f.pos
-					dst = append(dst, ',')
-					break
-				}
-				dst = append(dst, ']')
-			}
-			stack = stack[:len(stack)-1]
+	case tFloat:
+		dst = AppendPyFloat(dst, math.Float64frombits(uint64(n.c)))
+	case tNull, tTrue, tFalse:
+		dst = append(dst, src[n.a:n.b]...)
+	case tArr:
+		if n.b == 0 {
+			dst = append(dst, '[', ']')
+			break
 		}
+		dst = append(dst, '[')
+		stack = append(stack, emitFrame{pos: i + 1, end: n.b - 1})
+		i++
+		goto value
+	case tObj:
+		if n.b == 0 {
+			dst = append(dst, '{', '}')
+			break
+		}
+		dst = append(dst, '{')
+		stack = append(stack, emitFrame{obj: true, pos: n.c, end: n.c + n.b})
+		k = int(order[n.c])
+		goto member
 	}
-}
 
-// key writes the key at node k and its colon, and returns its value's node.
-func (c *Canonicalizer) key(dst *[]byte, k int) int {
-	n := &c.s.nodes[k]
-	if n.kind == tStr {
-		*dst = append(*dst, c.s.src[n.a-1:n.b+1]...)
-	} else {
-		*dst = appendPyStringRaw(*dst, c.s.src[n.a:n.b])
+next: // the value is done: move to the next one, closing containers
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.obj {
+			if f.pos++; f.pos < f.end {
+				dst = append(dst, ',')
+				k = int(order[f.pos])
+				goto member
+			}
+			dst = append(dst, '}')
+		} else {
+			if f.end > 0 {
+				f.end--
+				if p := &nodes[f.pos]; p.kind >= tArr {
+					f.pos = p.a
+				} else {
+					f.pos++
+				}
+				dst = append(dst, ',')
+				i = f.pos
+				goto value
+			}
+			dst = append(dst, ']')
+		}
+		stack = stack[:len(stack)-1]
 	}
-	*dst = append(*dst, ':')
-	return k + 1
+	c.stack = stack
+	return dst
+
+member: // write the member whose key is at node k
+	{
+		kn, vn := &nodes[k], &nodes[k+1]
+		if kn.kind == tStr {
+			// In compact input a member with a plain key and a scalar
+			// value that needs no respelling is copied in one piece.
+			if vn.kind == tStr && vn.a == kn.b+3 {
+				dst = append(dst, src[kn.a-1:vn.b+1]...)
+				goto next
+			}
+			if vn.kind <= tInt && vn.a == kn.b+2 && !isNegZero(src[vn.a:vn.b]) {
+				dst = append(dst, src[kn.a-1:vn.b]...)
+				goto next
+			}
+			dst = append(dst, src[kn.a-1:kn.b+1]...)
+		} else {
+			dst = appendPyStringRaw(dst, src[kn.a:kn.b])
+		}
+		dst = append(dst, ':')
+		i = k + 1
+		goto value
+	}
 }
 
 // appendPyStringRaw appends a validated string's raw content re-escaped as

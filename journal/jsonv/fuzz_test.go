@@ -86,15 +86,34 @@ func refValue(dec *json.Decoder) (Value, error) {
 	return Value{}, fmt.Errorf("unexpected token %v", t)
 }
 
+// maxSeed keeps multi-kilobyte inputs (the depth and digit limits) out of
+// the fuzz seeds: the fuzzer spends up to a minute minimising each
+// interesting input, and the unit tests cover the limits exactly.
+const maxSeed = 1500
+
 // fuzzSeeds are the inputs both fuzz targets start from, besides the files
 // under testdata/fuzz.
 func fuzzSeeds(f *testing.F) {
+	for _, s := range seedInputs() {
+		f.Add(s)
+	}
+}
+
+func seedInputs() [][]byte {
+	var seeds [][]byte
 	for _, tc := range rejectCases() {
-		f.Add([]byte(tc.in))
+		seeds = append(seeds, []byte(tc.in))
 	}
 	for _, c := range oracleCases()[:200] {
-		f.Add([]byte(c))
+		seeds = append(seeds, []byte(c))
 	}
+	small := seeds[:0]
+	for _, s := range seeds {
+		if len(s) <= maxSeed {
+			small = append(small, s)
+		}
+	}
+	return small
 }
 
 // shared exercises scratch reuse across fuzz inputs.
@@ -215,10 +234,14 @@ func TestWriteSeedCorpus(t *testing.T) {
 		seeds[fmt.Sprintf("golden-%02d", i)] = l
 	}
 	for i, tc := range rejectCases() {
-		seeds[fmt.Sprintf("reject-%02d", i)] = []byte(tc.in)
+		if len(tc.in) <= maxSeed {
+			seeds[fmt.Sprintf("reject-%02d", i)] = []byte(tc.in)
+		}
 	}
 	for i, c := range oracleCases()[:120] {
-		seeds[fmt.Sprintf("tricky-%03d", i)] = []byte(c)
+		if len(c) <= maxSeed {
+			seeds[fmt.Sprintf("tricky-%03d", i)] = []byte(c)
+		}
 	}
 	for _, target := range []string{"FuzzParse", "FuzzCanonical"} {
 		dir := filepath.Join("testdata", "fuzz", target)

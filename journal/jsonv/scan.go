@@ -33,28 +33,33 @@ const (
 
 type node struct {
 	kind uint8
-	// Scalars: src[a:b] is the text (strings without their quotes).
+	// Scalars: src[a:b] is the text (strings without their quotes,
+	// literals too).
 	// Containers: a is the index of the node after the container's
 	// contents, b the number of elements or members.
 	a, b int
 	// tFloat: the value's bits. tObj: where the object's members, sorted by
-	// key, start in scanner.order.
+	// key, start in scanner.order. tStrEsc object keys: the index of the
+	// decoded key in scanner.ekeys.
 	c int
 }
 
-// member is an object member whose object is still open.
+// member is an object member whose object is still open. Sorting moves
+// these, so they are small: the first 8 bytes of the decoded key
+// (big-endian, zero padded), which decide most comparisons, and the key's
+// node, which the value's node follows.
 type member struct {
-	node   int    // index of the key's node; the value's node follows it
-	off    int    // offset of the key's opening quote, for errors
-	ks, ke int    // the decoded key is src[ks:ke], or keys[ks:ke] if esc
-	prefix uint64 // the first 8 bytes of the decoded key, big-endian, zero padded
-	esc    bool
+	prefix uint64
+	node   int
 }
+
+type span struct{ a, b int }
 
 type frame struct {
 	node  int
 	mbase int // object: index of its first member in scanner.mems
 	count int // array: elements so far
+	obj   bool
 }
 
 type scanner struct {
@@ -64,6 +69,7 @@ type scanner struct {
 	mems  []member
 	order []int32 // key node indices of each closed object, sorted by key
 	keys  []byte  // decoded escaped keys
+	ekeys []span  // where in keys each escaped key is
 	text  []byte  // Parse's text buffer
 
 	nElems, nMembers int
@@ -74,10 +80,12 @@ func (s *scanner) release() { s.src = nil }
 
 // key returns a member's decoded key.
 func (s *scanner) key(m *member) []byte {
-	if m.esc {
-		return s.keys[m.ks:m.ke]
+	n := &s.nodes[m.node]
+	if n.kind == tStr {
+		return s.src[n.a:n.b]
 	}
-	return s.src[m.ks:m.ke]
+	e := s.ekeys[n.c]
+	return s.keys[e.a:e.b]
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
@@ -98,6 +106,7 @@ func (s *scanner) scan(src []byte) *SyntaxError {
 	s.mems = s.mems[:0]
 	s.order = s.order[:0]
 	s.keys = s.keys[:0]
+	s.ekeys = s.ekeys[:0]
 	s.nElems, s.nMembers = 0, 0
 
 	n := len(src)
@@ -124,7 +133,7 @@ value:
 		if len(s.stack) >= MaxDepth {
 			return errTooDeep(i)
 		}
-		s.stack = append(s.stack, frame{node: len(s.nodes), mbase: len(s.mems)})
+		s.stack = append(s.stack, frame{node: len(s.nodes), mbase: len(s.mems), obj: true})
 		s.nodes = append(s.nodes, node{kind: tObj})
 		i = skipSpace(src, i+1)
 		if i < n && src[i] == '}' {
@@ -151,17 +160,17 @@ value:
 		if i, err = literal(src, i, "true"); err != nil {
 			return err
 		}
-		s.nodes = append(s.nodes, node{kind: tTrue})
+		s.nodes = append(s.nodes, node{kind: tTrue, a: i - 4, b: i})
 	case 'f':
 		if i, err = literal(src, i, "false"); err != nil {
 			return err
 		}
-		s.nodes = append(s.nodes, node{kind: tFalse})
+		s.nodes = append(s.nodes, node{kind: tFalse, a: i - 5, b: i})
 	case 'n':
 		if i, err = literal(src, i, "null"); err != nil {
 			return err
 		}
-		s.nodes = append(s.nodes, node{kind: tNull})
+		s.nodes = append(s.nodes, node{kind: tNull, a: i - 4, b: i})
 	case 'N', 'I':
 		return nonFinite(src, i)
 	default:
@@ -193,7 +202,7 @@ after:
 	if i >= n {
 		return errEOF(n)
 	}
-	if top := &s.stack[len(s.stack)-1]; s.nodes[top.node].kind == tObj {
+	if top := &s.stack[len(s.stack)-1]; top.obj {
 		switch src[i] {
 		case ',':
 			i = skipSpace(src, i+1)
@@ -232,17 +241,25 @@ key:
 		if e != nil {
 			return e
 		}
-		m := member{node: len(s.nodes), off: i, ks: i + 1, ke: end, esc: esc}
-		kind := tStr
+		var p uint64
 		if esc {
-			kind = tStrEsc
-			m.ks = len(s.keys)
+			k := len(s.keys)
 			s.keys = appendUnescaped(s.keys, src[i+1:end])
-			m.ke = len(s.keys)
+			p = keyPrefix(s.keys[k:])
+			s.nodes = append(s.nodes, node{kind: tStrEsc, a: i + 1, b: end, c: len(s.ekeys)})
+			s.ekeys = append(s.ekeys, span{k, len(s.keys)})
+		} else {
+			if n-(i+1) >= 8 {
+				p = binary.BigEndian.Uint64(src[i+1:])
+				if l := end - (i + 1); l < 8 {
+					p &= ^uint64(0) << (8 * (8 - l)) // l == 0 shifts out everything
+				}
+			} else {
+				p = keyPrefix(src[i+1 : end])
+			}
+			s.nodes = append(s.nodes, node{kind: tStr, a: i + 1, b: end})
 		}
-		m.prefix = keyPrefix(s.key(&m))
-		s.mems = append(s.mems, m)
-		s.nodes = append(s.nodes, node{kind: kind, a: i + 1, b: end})
+		s.mems = append(s.mems, member{prefix: p, node: len(s.nodes) - 1})
 		i = skipSpace(src, end+1)
 	}
 	if i >= n {
@@ -278,13 +295,13 @@ func (s *scanner) closeObject() *SyntaxError {
 		// Within a run of equal keys, the first duplicate in input order
 		// is the run's second smallest offset; report the earliest over
 		// all runs, as a left-to-right reader would.
-		lo, hi := ms[j-1].off, ms[j].off
+		lo, hi := s.keyOff(&ms[j-1]), s.keyOff(&ms[j])
 		if lo > hi {
 			lo, hi = hi, lo
 		}
 		for j+1 < len(ms) && ms[j+1].prefix == ms[j].prefix && bytes.Equal(s.key(&ms[j+1]), s.key(&ms[j])) {
 			j++
-			if o := ms[j].off; o < lo {
+			if o := s.keyOff(&ms[j]); o < lo {
 				lo, hi = o, lo
 			} else if o < hi {
 				hi = o
@@ -296,7 +313,7 @@ func (s *scanner) closeObject() *SyntaxError {
 	}
 	if dup >= 0 {
 		for j := range ms {
-			if ms[j].off == dup {
+			if s.keyOff(&ms[j]) == dup {
 				return &SyntaxError{Offset: dup, Code: ErrDuplicateKey, Msg: "duplicate key " + quoteForMsg(s.key(&ms[j]))}
 			}
 		}
@@ -310,6 +327,9 @@ func (s *scanner) closeObject() *SyntaxError {
 	s.mems = s.mems[:f.mbase]
 	return nil
 }
+
+// keyOff is the offset of a member's opening quote.
+func (s *scanner) keyOff(m *member) int { return s.nodes[m.node].a - 1 }
 
 func keyPrefix(k []byte) uint64 {
 	if len(k) >= 8 {
@@ -330,21 +350,22 @@ func (s *scanner) less(a, b *member) bool {
 }
 
 func (s *scanner) sortMembers(ms []member) {
-	if len(ms) <= 24 {
-		for j := 1; j < len(ms); j++ {
-			if !s.less(&ms[j], &ms[j-1]) {
-				continue
-			}
-			m := ms[j]
-			k := j
-			for ; k > 0 && s.less(&m, &ms[k-1]); k-- {
-				ms[k] = ms[k-1]
-			}
-			ms[k] = m
-		}
+	if len(ms) > 24 {
+		sortMembersHeap(s, ms)
 		return
 	}
-	sortMembersHeap(s, ms)
+	for j := 1; j < len(ms); j++ {
+		m := ms[j]
+		k := j
+		for ; k > 0; k-- {
+			p := ms[k-1].prefix
+			if m.prefix > p || m.prefix == p && !s.less(&m, &ms[k-1]) {
+				break
+			}
+			ms[k] = ms[k-1]
+		}
+		ms[k] = m
+	}
 }
 
 // sortMembersHeap is heapsort: no allocation, O(n log n) for big objects.
