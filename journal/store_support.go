@@ -9,13 +9,12 @@ package journal
 // accepted it is the same as Check.
 func (c *RunChecker) TryCheck(e *Event) *Error {
 	saved := *c
-	_, had := c.seen[e.EventID]
+	had := c.ids.has(e.EventID)
 	err := c.Check(e)
 	if err != nil {
-		seen := c.seen
 		*c = saved
 		if !had {
-			delete(seen, e.EventID)
+			c.ids.remove(e.EventID) // the bitset and map are shared with saved
 		}
 	}
 	return err

@@ -1,0 +1,111 @@
+package journal
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// mapChecker is the invariant checker as first written, with a map of
+// every id: the oracle for the flat id set.
+type mapChecker struct {
+	next int64
+	seen map[string]bool
+}
+
+func (c *mapChecker) check(e *Event) Code {
+	if e.Sequence != c.next {
+		c.next = e.Sequence + 1
+		c.seen[e.EventID] = true
+		return SequenceGap
+	}
+	c.next++
+	if e.ParentEventID != "" && !c.seen[e.ParentEventID] {
+		c.seen[e.EventID] = true
+		return ParentNotEarlier
+	}
+	if c.seen[e.EventID] {
+		return DuplicateEventID
+	}
+	c.seen[e.EventID] = true
+	return ""
+}
+
+func TestRefIndex(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		k  int
+		ok bool
+	}{
+		{"evt-000", 0, true}, {"evt-007", 7, true}, {"evt-999", 999, true}, {"evt-1000", 1000, true},
+		{"evt-00", 0, false}, {"evt-0007", 0, false}, {"evt-01000", 0, false}, {"evt-1a0", 0, false},
+		{"Evt-001", 0, false}, {"evt-", 0, false}, {"evt--01", 0, false}, {"evt-123456789012", 123456789012, true},
+		{"evt-1234567890123", 0, false},
+	} {
+		k, ok := refIndex(tc.id)
+		if ok != tc.ok || (ok && k != tc.k) || (ok && fmt.Sprintf("evt-%03d", k) != tc.id) {
+			t.Errorf("refIndex(%q) = %d, %v; want %d, %v", tc.id, k, ok, tc.k, tc.ok)
+		}
+	}
+}
+
+// TestFlatIDSetMatchesMap replays random event streams, mostly reference
+// ids with gaps, duplicates, foreign ids, padded and far-out numbers, through
+// the checker and the map oracle, round-tripping the checker's state through
+// MarshalBinary halfway.
+func TestFlatIDSetMatchesMap(t *testing.T) {
+	for seed := uint64(0); seed < 40; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		c := newGroupChecker()
+		o := &mapChecker{seen: map[string]bool{}}
+		id := func() string {
+			switch r := rng.IntN(20); {
+			case r == 0:
+				return fmt.Sprintf("evt-%04d", rng.IntN(50))
+			case r == 1:
+				return fmt.Sprintf("custom-%d", rng.IntN(30))
+			case r == 2:
+				return fmt.Sprintf("evt-%03d", 1_000_000+rng.IntN(5))
+			case r == 3:
+				return ""
+			default:
+				return fmt.Sprintf("evt-%03d", rng.IntN(300))
+			}
+		}
+		for i := 0; i < 400; i++ {
+			e := &Event{EventID: id(), ParentEventID: id(), Sequence: int64(i)}
+			if rng.IntN(30) == 0 {
+				e.Sequence += int64(rng.IntN(3)) - 1
+			}
+			if e.EventID == "" {
+				e.EventID = "x"
+			}
+			var got Code
+			if err := c.Check(e); err != nil {
+				got = err.Code
+			}
+			if want := o.check(e); got != want {
+				t.Fatalf("seed %d event %d %+v: got %q, want %q", seed, i, e, got, want)
+			}
+			if i == 200 {
+				st, _ := c.MarshalBinary()
+				c = &RunChecker{}
+				if err := c.UnmarshalBinary(st); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+func TestCheckerStateRejectsGarbage(t *testing.T) {
+	c := NewRunChecker()
+	c.Check(&Event{EventID: "evt-000", SessionID: "s", Provenance: Provenance{RunID: "r"}})
+	st, _ := c.MarshalBinary()
+	for i := 0; i < len(st); i++ {
+		var d RunChecker
+		if err := d.UnmarshalBinary(st[:i]); err == nil {
+			t.Errorf("truncated state of %d bytes accepted", i)
+		}
+	}
+}
