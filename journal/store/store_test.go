@@ -544,3 +544,39 @@ func TestEventsRereadsTheFile(t *testing.T) {
 		t.Fatal("Events() differs from what was appended")
 	}
 }
+
+// A failed write breaks the writer: nothing in the batch is acknowledged,
+// every later call fails, and reopening recovers what is on disk.
+func TestFailedWriteBreaksTheWriter(t *testing.T) {
+	st, _ := openStore(t)
+	w := openWriter(t, st, "s", store.WriterOptions{Create: true})
+	evs := twoRuns("s")
+	if _, err := w.AppendEvent(&evs[0]); err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("no space left on device")
+	restore := store.SetWriteFile(func(f *os.File, b []byte) (int, error) {
+		n, _ := f.Write(b[:len(b)/2])
+		return n, diskFull
+	})
+	acks, err := w.AppendEvents(evs[1:2])
+	restore()
+	if len(acks) != 0 || !errors.Is(err, store.ErrIO) || !errors.Is(err, diskFull) {
+		t.Fatalf("acks %s, err %v", ackIDs(acks), err)
+	}
+	if _, err := w.AppendEvent(&evs[1]); !errors.Is(err, store.ErrBroken) {
+		t.Fatalf("after a failed write: %v", err)
+	}
+	w.Close()
+	if _, err := st.OpenWriter("s", store.WriterOptions{}); !errors.Is(err, store.ErrTornTail) {
+		t.Fatalf("reopen without repair: %v", err)
+	}
+	w = openWriter(t, st, "s", store.WriterOptions{Repair: true})
+	if pos := w.Position(); pos.Events != 1 {
+		t.Fatalf("after repair: %+v", pos)
+	}
+	if _, err := w.AppendEvents(evs[1:]); err != nil {
+		t.Fatal(err)
+	}
+	validates(t, w.Path())
+}

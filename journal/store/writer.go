@@ -306,9 +306,13 @@ func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
 	return acks, rejected
 }
 
+// writeFile is the write(2) of a batch. Tests replace it to fail, or to
+// crash the process in the middle of a write.
+var writeFile = func(f *os.File, b []byte) (int, error) { return f.Write(b) }
+
 // write writes the lines and fsyncs; any failure breaks the writer.
 func (w *Writer) write(buf []byte) error {
-	_, err := w.f.Write(buf)
+	_, err := writeFile(w.f, buf)
 	msg := "write failed"
 	if err == nil {
 		if err = w.f.Sync(); err != nil {
