@@ -81,6 +81,18 @@ func TestVerifyAllOK(t *testing.T) {
 	}
 }
 
+// TestGoldensPassValidate: every committed golden passes tracecheck validate.
+func TestGoldensPassValidate(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "golden", "*"+golden.Suffix))
+	if err != nil || len(files) != len(builtinIDs(t)) {
+		t.Fatalf("%d golden files for %d scenarios: %v", len(files), len(builtinIDs(t)), err)
+	}
+	code, stdout, stderr := runCmd(t, "", append([]string{"validate"}, files...)...)
+	if code != exitOK {
+		t.Errorf("validate: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 func TestVerifyOneScenario(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "", "verify", "--golden-dir", goldenCopy(t), "s07-session-replay")
 	if code != exitOK || stdout != "ok s07-session-replay events=7\n" || stderr != "" {
