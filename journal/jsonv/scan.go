@@ -198,14 +198,18 @@ after:
 		}
 		return nil
 	}
-	i = skipSpace(src, i)
-	if i >= n {
-		return errEOF(n)
+	if i >= n || src[i] <= ' ' {
+		if i = skipSpace(src, i); i >= n {
+			return errEOF(n)
+		}
 	}
 	if top := &s.stack[len(s.stack)-1]; top.obj {
 		switch src[i] {
 		case ',':
-			i = skipSpace(src, i+1)
+			if i++; i < n && src[i] == '"' {
+				goto key
+			}
+			i = skipSpace(src, i)
 			goto key
 		case '}':
 			if err = s.closeObject(); err != nil {
@@ -219,7 +223,9 @@ after:
 		switch src[i] {
 		case ',':
 			top.count++
-			i = skipSpace(src, i+1)
+			if i++; i < n && src[i] <= ' ' {
+				i = skipSpace(src, i)
+			}
 			goto value
 		case ']':
 			s.closeArray()
@@ -260,15 +266,16 @@ key:
 			s.nodes = append(s.nodes, node{kind: tStr, a: i + 1, b: end})
 		}
 		s.mems = append(s.mems, member{prefix: p, node: len(s.nodes) - 1})
-		i = skipSpace(src, end+1)
+		i = end + 1
 	}
-	if i >= n {
-		return errEOF(n)
+	if i >= n || src[i] != ':' {
+		if i = skipSpace(src, i); i >= n || src[i] != ':' {
+			return unexpected(src, i, "after object key, expected ':'")
+		}
 	}
-	if src[i] != ':' {
-		return unexpected(src, i, "after object key, expected ':'")
+	if i++; i < n && src[i] <= ' ' {
+		i = skipSpace(src, i)
 	}
-	i = skipSpace(src, i+1)
 	goto value
 }
 
@@ -408,13 +415,13 @@ func scanString(src []byte, i int) (int, bool, *SyntaxError) {
 	n := len(src)
 	esc := false
 	for {
-		// Skip 8 plain bytes at a time. The lowest flagged byte of the
-		// mask is exact: borrows only carry upward past a true hit.
+		// Skip 8 plain bytes at a time. A byte's top bit in m is set if
+		// it is >= 0x80, or < 0x20, '"' or '\\' (the subtractions
+		// borrow). Bytes above a hit may be flagged falsely by a borrow,
+		// but bytes below one cannot be, so the lowest flag is exact.
 		for i+8 <= n {
 			x := binary.LittleEndian.Uint64(src[i:])
-			q := x ^ ('"' * lsb)
-			b := x ^ ('\\' * lsb)
-			m := (x | (x-0x20*lsb)&^x | (q-lsb)&^q | (b-lsb)&^b) & msb
+			m := (x | (x - 0x20*lsb) | (x ^ '"'*lsb - lsb) | (x ^ '\\'*lsb - lsb)) & msb
 			if m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
