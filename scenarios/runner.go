@@ -180,11 +180,7 @@ func (a *agent) loop(first int) (string, error) {
 				return "", err
 			}
 		}
-		if t.Streamed() {
-			a.appendAssistant(t, false)
-		} else {
-			a.appendAssistant(t, true)
-		}
+		a.appendAssistant(t, !t.Streamed())
 		assistant := len(a.msgs) - 1
 
 		for _, call := range t.ToolCalls {
