@@ -1,0 +1,255 @@
+package reducer
+
+// Session resume (seed 000): continue a stored session in a new run.
+//
+// Resume re-reads the session file (no cache), rebuilds the model-visible
+// history with History (replaying every context.compact), answers every
+// tool call the history leaves unanswered with a synthesized failure
+// (InterruptedToolResult: ok false, the call's own tool_call_id, error
+// InterruptedToolError, error_type InterruptedToolErrorType), and appends,
+// as the first events of the new run and in one group commit:
+//
+//	session.start  {<the previous session.start's members>, "resumed": true, "resumes_run_id": <previous run>}
+//	tool.result    one per unanswered call, in call order (actor: the harness; the tool never ran)
+//	user.message   the new user message, when there is one
+//
+// Nothing else is written: every byte of the file before the resume is
+// unchanged. Because the repairs are persisted, the next resume rebuilds
+// them from the file and has nothing left to repair. History reads the
+// file in order, so a synthesized result follows everything the previous
+// run recorded; for a run that stopped between tool.request and
+// tool.result (the only way a call is left open) that is right after the
+// call.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/journal/store"
+)
+
+// ResumeOptions configure Resume. The zero value resumes with a generated
+// run ID, the wall clock, no new user message and a history without a
+// system prompt or compactor.
+type ResumeOptions struct {
+	// RunID is the new run's provenance.run_id. Empty: "run-" and 12
+	// random hex digits. It must not name a run already in the session.
+	RunID string
+	// Message is the new user message; empty appends none.
+	Message string
+	// History is what the previous runs held that the journal does not
+	// record: the system prompt and the compactor (required when the
+	// session holds a context.compact).
+	History HistoryConfig
+	// Provenance of the new events; nil copies the session's last event's.
+	// RunID is always replaced by the new run's.
+	Provenance *journal.Provenance
+	// StartPayload holds the members of the new session.start before
+	// "resumed" and "resumes_run_id"; the zero Value copies the members of
+	// the session's last session.start (max_turns, tool_count, ...).
+	StartPayload jsonv.Value
+	// UserActor is the new user.message's actor; the zero Actor copies the
+	// session's last user.message's, or {user, "user"}.
+	UserActor journal.Actor
+	// Timestamp returns the timestamp of the new run's event at sequence;
+	// nil uses the wall clock (UTC, RFC 3339, seconds).
+	Timestamp func(sequence int64) string
+	// Repair repairs a torn tail when Resume opens the session (see
+	// store.WriterOptions). ResumeWriter ignores it.
+	Repair bool
+}
+
+// Resumed is the outcome of a resume.
+type Resumed struct {
+	SessionID string
+	RunID     string
+	// PreviousRunID is the run the new one resumes; "" when the session
+	// held no event, in which case the new run is its first.
+	PreviousRunID string
+	// History is the full model-visible history: the rebuilt history, the
+	// synthesized tool messages, and the new user message. It is what the
+	// new run's first model.request sends, and what History rebuilds from
+	// the file as it now stands.
+	History []Message
+	// Repaired lists the calls answered by a synthesized result.
+	Repaired []ToolCall
+	// Appended are the events the resume wrote, in order, and Acks their
+	// acknowledgements (each durable).
+	Appended []journal.Event
+	Acks     []store.Ack
+	// Offset is the file size before the resume: every byte before it is
+	// unchanged.
+	Offset int64
+}
+
+// ResumeError is a resume that could not be done; nothing was written.
+type ResumeError struct {
+	SessionID string
+	Msg       string
+	Err       error
+}
+
+func (e *ResumeError) Error() string {
+	s := fmt.Sprintf("resume session %s: %s", e.SessionID, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *ResumeError) Unwrap() error { return e.Err }
+
+// Resume opens session sessionID in st, resumes it (ResumeWriter) and
+// closes it. An unknown session is store.ErrNotFound ("session not found:
+// <id>") and creates no file.
+func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, error) {
+	w, err := st.OpenWriter(sessionID, store.WriterOptions{Repair: opts.Repair})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	return ResumeWriter(w, opts)
+}
+
+// ResumeWriter resumes the session w holds and leaves w open, so that the
+// caller can go on with the new run: its next event carries sequence
+// w.Position().NextSequence, parent_event_id w.Position().LastEventID and
+// event_id w.NextEventID() (event IDs are unique across the session, so a
+// resumed run cannot restart at evt-000).
+func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
+	id := w.SessionID()
+	fail := func(msg string, err error) (*Resumed, error) {
+		return nil, &ResumeError{SessionID: id, Msg: msg, Err: err}
+	}
+	events, err := w.Events() // from the file, not from memory
+	if err != nil {
+		return nil, err
+	}
+	hist, err := History(events, opts.History)
+	if err != nil {
+		return fail("cannot rebuild the model-visible history", err)
+	}
+	calls := UnansweredCalls(hist)
+
+	res := &Resumed{SessionID: id, Offset: w.Position().Size, Repaired: calls}
+	var last *journal.Event
+	if len(events) > 0 {
+		last = &events[len(events)-1]
+		res.PreviousRunID = last.Provenance.RunID
+	}
+	res.RunID = opts.RunID
+	if res.RunID == "" {
+		for res.RunID == "" || w.HasRun(res.RunID) {
+			res.RunID = newRunID()
+		}
+	} else if w.HasRun(res.RunID) {
+		return fail(fmt.Sprintf("run %q is already in the session; a resumed run needs a new run_id", res.RunID), nil)
+	}
+
+	var prov journal.Provenance
+	switch {
+	case opts.Provenance != nil:
+		prov = *opts.Provenance
+	case last != nil:
+		prov = last.Provenance
+	default:
+		return fail("the session holds no event to copy the provenance from; set ResumeOptions.Provenance", nil)
+	}
+	prov.RunID = res.RunID
+	harness := journal.Actor{Kind: "harness", ID: prov.AgentID}
+
+	stamp := opts.Timestamp
+	if stamp == nil {
+		stamp = func(int64) string { return time.Now().UTC().Format(time.RFC3339) }
+	}
+	n := 2 + len(calls)
+	ids := w.NextEventIDs(n)
+	var out []journal.Event
+	emit := func(typ string, actor journal.Actor, payload jsonv.Value) {
+		seq := int64(len(out))
+		e := journal.Event{
+			TraceVersion: journal.TraceVersion,
+			EventID:      ids[seq],
+			SessionID:    id,
+			Sequence:     seq,
+			Timestamp:    stamp(seq),
+			Type:         typ,
+			Actor:        actor,
+			Payload:      payload,
+			Provenance:   prov,
+			Redaction:    journal.CleanRedaction(),
+		}
+		if seq > 0 {
+			e.ParentEventID = out[seq-1].EventID
+		}
+		out = append(out, e)
+	}
+
+	emit("session.start", harness, startPayload(events, opts.StartPayload, res.PreviousRunID))
+	for _, c := range calls {
+		emit("tool.result", harness, InterruptedToolResult(c))
+	}
+	if opts.Message != "" {
+		emit("user.message", userActor(events, opts.UserActor), jsonv.Obj(jsonv.M("content", jsonv.Str(opts.Message))))
+	}
+
+	acks, err := w.AppendEvents(out)
+	if err != nil {
+		return nil, err
+	}
+	res.Appended, res.Acks = out, acks
+
+	// The history the new run holds is the one the file now gives.
+	all := append(events[:len(events):len(events)], out...)
+	if res.History, err = History(all, opts.History); err != nil {
+		return fail("the resumed session's history does not rebuild", err)
+	}
+	if left := UnansweredCalls(res.History); len(left) > 0 {
+		return fail(fmt.Sprintf("%d tool call(s) still unanswered after the repair, first %q", len(left), left[0].ID), nil)
+	}
+	return res, nil
+}
+
+// startPayload is the resumed run's session.start payload: base (or the
+// last session.start's members), then resumed and resumes_run_id. A first
+// run (prev == "") gets no resume members.
+func startPayload(events []journal.Event, base jsonv.Value, prev string) jsonv.Value {
+	if !base.IsValid() {
+		base = jsonv.Obj()
+		for i := len(events) - 1; i >= 0; i-- {
+			if events[i].Type == "session.start" && events[i].Payload.Kind() == jsonv.Object {
+				base = events[i].Payload
+				break
+			}
+		}
+	}
+	base = base.Without(store.ResumedKey).Without(store.ResumesRunIDKey)
+	if prev == "" {
+		return base
+	}
+	return base.With(store.ResumedKey, jsonv.BoolValue(true)).With(store.ResumesRunIDKey, jsonv.Str(prev))
+}
+
+func userActor(events []journal.Event, a journal.Actor) journal.Actor {
+	if a.Kind != "" {
+		return a
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == "user.message" {
+			return events[i].Actor
+		}
+	}
+	return journal.Actor{Kind: "user", ID: "user"}
+}
+
+func newRunID() string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return "run-" + hex.EncodeToString(b[:])
+}
