@@ -1,10 +1,440 @@
 package main
 
-// Placeholder until the session store lands; replace this file wholesale.
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
 
-import "fmt"
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/journal/store"
+	"github.com/tracecheck/tracecheck/reducer"
+)
+
+type subcommand struct {
+	name, summary string
+	run           func(e *env, args []string) int
+}
+
+func sessionCommands() []subcommand {
+	return []subcommand{
+		{"append", "append events from stdin to a session, acknowledging each once durable", runSessionAppend},
+		{"resume", "start a new run of a session: repair interrupted tool calls, add a user turn", runSessionResume},
+		{"check", "validate the sessions of a store; repair a torn tail with --repair", runSessionCheck},
+	}
+}
+
+func sessionUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s session SUBCOMMAND --dir DIR [flags]\n\n", programName)
+	fmt.Fprintf(w, "A session store is a directory holding one append-only JSONL file per session\n")
+	fmt.Fprintf(w, "(docs/session-store.md). Subcommands:\n")
+	for _, c := range sessionCommands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s session SUBCOMMAND --help' for its flags.\n", programName)
+	fmt.Fprintf(w, "Exit status: 0 ok, 1 an event or a session was rejected (or the session is\nlocked), 2 usage error or unknown session.\n")
+}
 
 func runSession(e *env, args []string) int {
-	fmt.Fprintln(e.stderr, "tracecheck session: not built yet")
+	if len(args) == 0 {
+		sessionUsage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		sessionUsage(e.stdout)
+		return exitOK
+	}
+	for _, c := range sessionCommands() {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "%s session: unknown subcommand %q\n\n", programName, args[0])
+	sessionUsage(e.stderr)
 	return exitUsage
+}
+
+// storeFlags adds --dir and --session.
+func storeFlags(fs interface {
+	String(name, value, usage string) *string
+}) (dir, session *string) {
+	dir = fs.String("dir", "", "the store `DIR`ectory (required)")
+	session = fs.String("session", "", "the session `ID`")
+	return dir, session
+}
+
+// sessionExit maps a store error to an exit code.
+func sessionExit(err error) int {
+	switch {
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrInvalidSessionID):
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// hint adds what to do about an error, when there is something to do.
+func hint(err error) string {
+	switch {
+	case errors.Is(err, store.ErrTornTail):
+		return " (rerun with --repair)"
+	case errors.Is(err, store.ErrLocked):
+		return " (one writer per session: wait for it to finish)"
+	}
+	return ""
+}
+
+func runSessionAppend(e *env, args []string) int {
+	fs := newFlags(e, "session append", "session append --dir DIR --session ID [--batch N] [--repair]",
+		"Append events, one JSON object per line on standard input, to session ID in the\n"+
+			"store DIR (both are created when missing). Each event is checked against the\n"+
+			"Trace schema and the session rules, written in the golden layout and fsynced;\n"+
+			"only then is \"ack <event_id>\" printed and flushed. A retry of a stored event\n"+
+			"is acknowledged as \"ack <event_id> duplicate\" without writing anything. The\n"+
+			"first rejected event stops the command with exit 1 and a message naming its\n"+
+			"stdin line; every event before it stays stored.\n\n"+
+			"--batch N is group commit: up to N lines already waiting on stdin are written\n"+
+			"with one fsync and acknowledged after it (it never waits for more input).")
+	dir, session := storeFlags(fs)
+	batch := fs.Int("batch", 1, "group commit: write and fsync up to `N` waiting events at a time")
+	repair := fs.Bool("repair", false, "repair a torn tail before appending")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if code, ok := needStore(e, fs.Name(), *dir, *session, true, fs.NArg()); !ok {
+		return code
+	}
+	if *batch < 1 {
+		fmt.Fprintf(e.stderr, "%s session append: --batch must be at least 1\n", programName)
+		return exitUsage
+	}
+	st, err := store.Create(*dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session append: %v\n", programName, err)
+		return exitUsage
+	}
+	w, err := st.OpenWriter(*session, store.WriterOptions{Create: true, Repair: *repair})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session append: %v%s\n", programName, err, hint(err))
+		return sessionExit(err)
+	}
+	defer w.Close()
+	if r := w.Repaired(); r != nil {
+		fmt.Fprintf(e.stderr, "%s session append: repaired %s\n", programName, describeRepair(r))
+	}
+
+	out := bufio.NewWriter(e.stdout)
+	in := newLineReader(e.stdin)
+	var lines [][]byte
+	var nums []int
+	for {
+		lines, nums = lines[:0], nums[:0]
+		for len(lines) < *batch && (len(lines) == 0 || in.ready()) {
+			l, num, err := in.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				out.Flush()
+				fmt.Fprintf(e.stderr, "%s session append: stdin line %d: %v\n", programName, num, err)
+				return exitFailed
+			}
+			lines, nums = append(lines, l), append(nums, num)
+		}
+		if len(lines) == 0 {
+			return exitOK
+		}
+		acks, err := w.AppendBatch(lines)
+		for _, a := range acks {
+			if a.Duplicate {
+				fmt.Fprintf(out, "ack %s duplicate\n", a.EventID)
+			} else {
+				fmt.Fprintf(out, "ack %s\n", a.EventID)
+			}
+		}
+		if ferr := out.Flush(); ferr != nil {
+			fmt.Fprintf(e.stderr, "%s session append: %v\n", programName, ferr)
+			return exitFailed
+		}
+		if err != nil {
+			where := ""
+			if len(acks) < len(nums) {
+				where = fmt.Sprintf("stdin line %d: ", nums[len(acks)])
+			}
+			fmt.Fprintf(e.stderr, "%s session append: %s%v\n", programName, where, err)
+			if errors.Is(err, store.ErrRejected) || errors.Is(err, store.ErrConflict) {
+				fmt.Fprintf(e.stderr, "%s session append: nothing from that line on was written; the %d event(s) acknowledged before it are stored\n", programName, w.Position().Events)
+			}
+			return exitFailed
+		}
+	}
+}
+
+// needStore checks the --dir and --session flags and that no argument is
+// left over.
+func needStore(e *env, cmd, dir, session string, needSession bool, nargs int) (int, bool) {
+	switch {
+	case dir == "":
+		fmt.Fprintf(e.stderr, "%s %s: --dir is required\n", programName, cmd)
+	case needSession && session == "":
+		fmt.Fprintf(e.stderr, "%s %s: --session is required\n", programName, cmd)
+	case nargs > 0:
+		fmt.Fprintf(e.stderr, "%s %s: unexpected arguments; events are read from standard input\n", programName, cmd)
+	default:
+		return 0, true
+	}
+	return exitUsage, false
+}
+
+// lineReader reads stdin lines with their numbers, each at most
+// journal.DefaultMaxLineBytes long, and can tell whether a whole line is
+// already buffered (so a batch never waits for more input).
+type lineReader struct {
+	r   *bufio.Reader
+	num int
+	eof bool
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// ready reports whether a complete line is buffered.
+func (l *lineReader) ready() bool {
+	n := l.r.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := l.r.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// next returns the next line without its newline (a last line without one
+// counts too), or io.EOF.
+func (l *lineReader) next() ([]byte, int, error) {
+	if l.eof {
+		return nil, l.num, io.EOF
+	}
+	var line []byte
+	for {
+		frag, err := l.r.ReadSlice('\n')
+		if len(line)+len(frag) > journal.DefaultMaxLineBytes+1 {
+			l.num++
+			return nil, l.num, fmt.Errorf("line is longer than %d bytes", journal.DefaultMaxLineBytes)
+		}
+		line = append(line, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			l.eof = true
+			if len(line) == 0 {
+				return nil, l.num, io.EOF
+			}
+			l.num++
+			return line, l.num, nil
+		}
+		if err != nil {
+			return nil, l.num + 1, err
+		}
+		l.num++
+		return line[:len(line)-1], l.num, nil
+	}
+}
+
+func describeRepair(r *store.Report) string {
+	return fmt.Sprintf("%s: torn tail of %d bytes at line %d (offset %d) kept in %s; file truncated to %d complete events",
+		r.SessionID, len(r.Torn.Bytes), r.Torn.Line, r.Torn.Offset, r.SideFile, r.Events)
+}
+
+func runSessionCheck(e *env, args []string) int {
+	fs := newFlags(e, "session check", "session check --dir DIR [--session ID] [--repair]",
+		"Validate every session of the store DIR (or only session ID): each line against\n"+
+			"the Trace schema, each run against the journal invariants, event IDs unique\n"+
+			"across the session, each resumed run starting with its resume marker. A torn\n"+
+			"tail (a last line without its newline, left by a crash mid-write) is reported;\n"+
+			"with --repair its bytes are kept in <file>.torn-<offset> and the file is\n"+
+			"truncated to its last complete event. Any other bad line is an error naming\n"+
+			"it, never repaired. Exit 0 when every session is valid (after repairs), 1 when\n"+
+			"any is not or is locked by a writer, 2 on usage errors or an unknown session.")
+	dir, session := storeFlags(fs)
+	repair := fs.Bool("repair", false, "repair torn tails")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if code, ok := needStore(e, fs.Name(), *dir, *session, false, fs.NArg()); !ok {
+		return code
+	}
+	st, err := store.Open(*dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session check: %v\n", programName, err)
+		return exitUsage
+	}
+	ids := []string{*session}
+	if *session == "" {
+		if ids, err = st.Sessions(); err != nil {
+			fmt.Fprintf(e.stderr, "%s session check: %v\n", programName, err)
+			return exitFailed
+		}
+		if len(ids) == 0 {
+			fmt.Fprintf(e.stdout, "no sessions in %s\n", *dir)
+			return exitOK
+		}
+	}
+	status := exitOK
+	for _, id := range ids {
+		rep, err := st.Check(id, *repair)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%v%s\n", err, hint(err))
+			if code := sessionExit(err); code > status {
+				status = code
+			}
+			continue
+		}
+		if rep.SideFile != "" {
+			fmt.Fprintf(e.stdout, "repaired %s\n", describeRepair(rep))
+		}
+		fmt.Fprintf(e.stdout, "ok %s: %d events in %d run(s)%s\n", id, rep.Events, len(rep.Runs), describeRuns(rep.Runs))
+	}
+	return status
+}
+
+func describeRuns(runs []store.Run) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		parts[i] = fmt.Sprintf("%s %d", r.RunID, r.Events)
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func runSessionResume(e *env, args []string) int {
+	fs := newFlags(e, "session resume", "session resume --dir DIR --session ID [--message TEXT] [--run-id ID] [flags]",
+		"Resume session ID in a new run (seed 000). The model-visible history is rebuilt\n"+
+			"from the file alone, replaying context.compact; every tool call left without a\n"+
+			"result is answered by a synthesized tool.result (ok false, the same\n"+
+			"tool_call_id, error_type SessionResumeInterrupted, error \"Error\n"+
+			"[SESSION_RESUME_INTERRUPTED]: ...\"). Appended, as the new run's first events:\n"+
+			"session.start {..., \"resumed\": true, \"resumes_run_id\": <previous run>}, the\n"+
+			"repairs, and user.message --message when given. Nothing already in the file is\n"+
+			"changed. Prints the new run_id, what was repaired and appended, and the full\n"+
+			"history the new run starts from.\n\n"+
+			"The journal does not record the system prompt or the compaction summary:\n"+
+			"pass the run's --system-prompt and, for a session that compacted, its\n"+
+			"--compact-* settings. An unknown session is exit 2 and creates nothing.")
+	dir, session := storeFlags(fs)
+	message := fs.String("message", "", "the new user message (`TEXT`); none when empty")
+	runID := fs.String("run-id", "", "the new run's run_id (default: run-<12 random hex digits>)")
+	repair := fs.Bool("repair", false, "repair a torn tail first")
+	system := fs.String("system-prompt", "", "the system prompt the session's runs used")
+	trigger := fs.Int("compact-trigger", 0, "the compactor's trigger_chars (`N`)")
+	keep := fs.Int("compact-keep", 0, "the compactor's keep_recent_messages (`N`)")
+	summary := fs.String("compact-summary", "", "the compactor's (fixed) summary `TEXT`")
+	clock := fs.String("clock", "", "timestamps `T0`+sequence seconds (RFC 3339) instead of the wall clock")
+	asJSON := fs.Bool("json", false, "print the outcome as one JSON object")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if code, ok := needStore(e, fs.Name(), *dir, *session, true, fs.NArg()); !ok {
+		return code
+	}
+	opts := reducer.ResumeOptions{RunID: *runID, Message: *message, Repair: *repair,
+		History: reducer.HistoryConfig{SystemPrompt: *system}}
+	if fs.Changed("compact-trigger") || fs.Changed("compact-summary") {
+		opts.History.Compactor = &reducer.Compactor{TriggerChars: *trigger, KeepRecentMessages: *keep, Summarize: reducer.FixedSummary(*summary)}
+	}
+	if *clock != "" {
+		t0, err := time.Parse(time.RFC3339, *clock)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s session resume: --clock: %v\n", programName, err)
+			return exitUsage
+		}
+		opts.Timestamp = func(seq int64) string {
+			return t0.Add(time.Duration(seq) * time.Second).UTC().Format(time.RFC3339)
+		}
+	}
+	st, err := store.Open(*dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session resume: %v\n", programName, err)
+		return exitUsage
+	}
+	res, err := reducer.Resume(st, *session, opts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session resume: %v%s\n", programName, err, hint(err))
+		return sessionExit(err)
+	}
+	if *asJSON {
+		e.stdout.Write(append(resumedValue(res).AppendJSON(nil), '\n'))
+		return exitOK
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "run_id: %s\n", res.RunID)
+	if res.PreviousRunID != "" {
+		fmt.Fprintf(w, "resumes_run_id: %s\n", res.PreviousRunID)
+	}
+	for _, c := range res.Repaired {
+		fmt.Fprintf(w, "repaired: %s (%s): answered with %s\n", c.ID, c.Name, reducer.InterruptedToolErrorType)
+	}
+	for _, ev := range res.Appended {
+		fmt.Fprintf(w, "appended: %s %s (sequence %d)\n", ev.EventID, ev.Type, ev.Sequence)
+	}
+	fmt.Fprintf(w, "history: %d messages\n", len(res.History))
+	for i, m := range res.History {
+		fmt.Fprintf(w, "%3d %s\n", i+1, describeMessage(m))
+	}
+	return exitOK
+}
+
+func describeMessage(m reducer.Message) string {
+	var b strings.Builder
+	b.WriteString(m.Role)
+	if m.Name != "" || m.ToolCallID != "" {
+		fmt.Fprintf(&b, " %s %s", m.Name, m.ToolCallID)
+	}
+	fmt.Fprintf(&b, ": %q", m.Content)
+	for _, c := range m.ToolCalls {
+		fmt.Fprintf(&b, " [call %s %s %s]", c.ID, c.Name, c.ArgumentsValue().AppendJSON(nil))
+	}
+	return b.String()
+}
+
+func resumedValue(r *reducer.Resumed) jsonv.Value {
+	hist := make([]jsonv.Value, len(r.History))
+	for i, m := range r.History {
+		v := m.Wire()
+		if len(m.ToolCalls) > 0 {
+			calls := make([]jsonv.Value, len(m.ToolCalls))
+			for k, c := range m.ToolCalls {
+				calls[k] = c.Value()
+			}
+			v = v.With("tool_calls", jsonv.Arr(calls...))
+		}
+		hist[i] = v
+	}
+	repaired := make([]string, len(r.Repaired))
+	for i, c := range r.Repaired {
+		repaired[i] = c.ID
+	}
+	appended := make([]string, len(r.Appended))
+	for i, ev := range r.Appended {
+		appended[i] = ev.EventID
+	}
+	prev := jsonv.NullValue()
+	if r.PreviousRunID != "" {
+		prev = jsonv.Str(r.PreviousRunID)
+	}
+	return jsonv.Obj(
+		jsonv.M("session_id", jsonv.Str(r.SessionID)),
+		jsonv.M("run_id", jsonv.Str(r.RunID)),
+		jsonv.M("resumes_run_id", prev),
+		jsonv.M("repaired_tool_call_ids", jsonv.StrArr(repaired)),
+		jsonv.M("appended_event_ids", jsonv.StrArr(appended)),
+		jsonv.M("history", jsonv.Arr(hist...)),
+	)
 }
