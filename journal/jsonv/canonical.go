@@ -23,7 +23,9 @@ type emitFrame struct {
 // Append validates src exactly as Parse does and appends the same bytes as
 // Parse(src) followed by AppendCanonical: Python's json.dumps with
 // ensure_ascii=False, sort_keys=True and compact separators. On error it
-// returns dst unchanged and a *SyntaxError identical to Parse's.
+// returns dst unchanged and a *SyntaxError identical to Parse's. src must
+// not share memory with dst's spare capacity: src is read while dst is
+// written.
 func (c *Canonicalizer) Append(dst, src []byte) ([]byte, error) {
 	if err := c.s.scan(src); err != nil {
 		c.s.release()
@@ -75,7 +77,7 @@ value: // write the value at node i
 		}
 		dst = append(dst, '{')
 		stack = append(stack, emitFrame{obj: true, pos: n.c, end: n.c + n.b})
-		k = int(order[n.c])
+		k = order[n.c]
 		goto member
 	}
 
@@ -85,7 +87,7 @@ next: // the value is done: move to the next one, closing containers
 		if f.obj {
 			if f.pos++; f.pos < f.end {
 				dst = append(dst, ',')
-				k = int(order[f.pos])
+				k = order[f.pos]
 				goto member
 			}
 			dst = append(dst, '}')

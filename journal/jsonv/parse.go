@@ -46,7 +46,11 @@ var scanPool = sync.Pool{New: func() any { return new(scanner) }}
 //
 // Errors are reported at the first offending byte in input order, with one
 // exception: duplicate keys are found when their object closes, so a syntax
-// error later in the same object is reported instead.
+// error later in the same object is reported instead. Invalid UTF-8 is
+// reported as ErrInvalidUTF8 wherever it is, even after the value.
+//
+// The strings of the returned Value share one allocation, so keeping any
+// of them keeps all of the text alive.
 func Parse(data []byte) (Value, error) {
 	s := scanPool.Get().(*scanner)
 	defer scanPool.Put(s)

@@ -67,10 +67,10 @@ type scanner struct {
 	nodes []node
 	stack []frame
 	mems  []member
-	order []int32 // key node indices of each closed object, sorted by key
-	keys  []byte  // decoded escaped keys
-	ekeys []span  // where in keys each escaped key is
-	text  []byte  // Parse's text buffer
+	order []int  // key node indices of each closed object, sorted by key
+	keys  []byte // decoded escaped keys
+	ekeys []span // where in keys each escaped key is
+	text  []byte // Parse's text buffer
 
 	nElems, nMembers int
 }
@@ -137,7 +137,7 @@ value:
 		s.nodes = append(s.nodes, node{kind: tObj})
 		i = skipSpace(src, i+1)
 		if i < n && src[i] == '}' {
-			s.closeObject()
+			_ = s.closeObject() // an empty object has no duplicates
 			i++
 			goto after
 		}
@@ -206,10 +206,9 @@ after:
 	if top := &s.stack[len(s.stack)-1]; top.obj {
 		switch src[i] {
 		case ',':
-			if i++; i < n && src[i] == '"' {
-				goto key
+			if i++; i < n && src[i] <= ' ' {
+				i = skipSpace(src, i)
 			}
-			i = skipSpace(src, i)
 			goto key
 		case '}':
 			if err = s.closeObject(); err != nil {
@@ -328,7 +327,7 @@ func (s *scanner) closeObject() *SyntaxError {
 	nd := &s.nodes[f.node]
 	nd.a, nd.b, nd.c = len(s.nodes), len(ms), len(s.order)
 	for j := range ms {
-		s.order = append(s.order, int32(ms[j].node))
+		s.order = append(s.order, ms[j].node)
 	}
 	s.nMembers += len(ms)
 	s.mems = s.mems[:f.mbase]

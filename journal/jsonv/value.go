@@ -5,7 +5,10 @@
 //
 // Two encodings are provided. AppendJSON keeps member order (the golden
 // layout). AppendCanonical sorts members by key (json.dumps with
-// sort_keys=True), which is what fingerprints hash.
+// sort_keys=True), which is what fingerprints hash. Canonicalizer writes
+// the canonical form straight from a JSON text without building Values;
+// it and Parse share one scanner, so they accept and reject the same texts
+// with the same errors.
 //
 // Parsing is strict where Python is lenient: duplicate keys, NaN and
 // Infinity, numbers that overflow, invalid UTF-8, lone surrogate escapes and
