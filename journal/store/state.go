@@ -39,6 +39,7 @@ type state struct {
 	lines       int   // complete lines, one event each
 	size        int64 // bytes of the complete lines
 	canon       []byte
+	canonicalz  jsonv.Canonicalizer
 }
 
 func newState(sessionID string) *state {
@@ -71,7 +72,8 @@ func (s *state) admit(raw []byte) (admission, *journal.Error) {
 		return a, &journal.Error{EventID: ev.EventID, Code: WrongSession, Pointer: "/session_id",
 			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}
 	}
-	s.canon = v.AppendCanonical(s.canon[:0])
+	// The canonical form of a line DecodeLine accepted cannot fail.
+	s.canon, _ = s.canonicalz.Append(s.canon[:0], raw)
 	a.value, a.event, a.sum = v, ev, sha256.Sum256(s.canon)
 	if old, ok := s.ids[ev.EventID]; ok {
 		if old.sum == a.sum {
