@@ -119,15 +119,46 @@ func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, er
 // caller can go on with the new run: its next event carries sequence
 // w.Position().NextSequence, parent_event_id w.Position().LastEventID and
 // event_id w.NextEventID() (event IDs are unique across the session, so a
-// resumed run cannot restart at evt-000).
+// resumed run cannot restart at evt-000). The events are PlanResume's for
+// the file as it stands, appended in one group commit.
 func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
-	id := w.SessionID()
-	fail := func(msg string, err error) (*Resumed, error) {
-		return nil, &ResumeError{SessionID: id, Msg: msg, Err: err}
-	}
 	events, err := w.Events() // from the file, not from memory
 	if err != nil {
 		return nil, err
+	}
+	offset := w.Position().Size
+	res, err := planResume(w.SessionID(), events, opts, w.HasRun)
+	if err != nil {
+		return nil, err
+	}
+	acks, err := w.AppendEvents(res.Appended)
+	if err != nil {
+		return nil, err
+	}
+	res.Acks, res.Offset = acks, offset
+	return res, nil
+}
+
+// PlanResume computes, without writing anything, the resume of the session
+// whose events (in file order) are given: the events ResumeWriter would
+// append and the history the new run starts from. A runner that renders a
+// session in memory gets the same events a store resume writes; with a
+// generated run ID the two differ only in it. Acks and Offset are left
+// zero.
+func PlanResume(events []journal.Event, opts ResumeOptions) (*Resumed, error) {
+	if len(events) == 0 {
+		return nil, &ResumeError{Msg: "the session holds no event"}
+	}
+	runs := map[string]bool{}
+	for i := range events {
+		runs[events[i].Provenance.RunID] = true
+	}
+	return planResume(events[0].SessionID, events, opts, func(r string) bool { return runs[r] })
+}
+
+func planResume(id string, events []journal.Event, opts ResumeOptions, hasRun func(string) bool) (*Resumed, error) {
+	fail := func(msg string, err error) (*Resumed, error) {
+		return nil, &ResumeError{SessionID: id, Msg: msg, Err: err}
 	}
 	hist, err := History(events, opts.History)
 	if err != nil {
@@ -135,7 +166,7 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 	}
 	calls := UnansweredCalls(hist)
 
-	res := &Resumed{SessionID: id, Offset: w.Position().Size, Repaired: calls}
+	res := &Resumed{SessionID: id, Repaired: calls}
 	var last *journal.Event
 	if len(events) > 0 {
 		last = &events[len(events)-1]
@@ -143,10 +174,10 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 	}
 	res.RunID = opts.RunID
 	if res.RunID == "" {
-		for res.RunID == "" || w.HasRun(res.RunID) {
+		for res.RunID == "" || hasRun(res.RunID) {
 			res.RunID = newRunID()
 		}
-	} else if w.HasRun(res.RunID) {
+	} else if hasRun(res.RunID) {
 		return fail(fmt.Sprintf("run %q is already in the session; a resumed run needs a new run_id", res.RunID), nil)
 	}
 
@@ -166,8 +197,11 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 	if stamp == nil {
 		stamp = func(int64) string { return time.Now().UTC().Format(time.RFC3339) }
 	}
-	n := 2 + len(calls)
-	ids := w.NextEventIDs(n)
+	taken := make(map[string]bool, len(events))
+	for i := range events {
+		taken[events[i].EventID] = true
+	}
+	ids := store.NextEventIDs(len(events), func(id string) bool { return taken[id] }, 2+len(calls))
 	var out []journal.Event
 	emit := func(typ string, actor journal.Actor, payload jsonv.Value) {
 		seq := int64(len(out))
@@ -196,14 +230,9 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 	if opts.Message != "" {
 		emit("user.message", userActor(events, opts.UserActor), jsonv.Obj(jsonv.M("content", jsonv.Str(opts.Message))))
 	}
+	res.Appended = out
 
-	acks, err := w.AppendEvents(out)
-	if err != nil {
-		return nil, err
-	}
-	res.Appended, res.Acks = out, acks
-
-	// The history the new run holds is the one the file now gives.
+	// The history the new run holds is the one the file will give.
 	all := append(events[:len(events):len(events)], out...)
 	if res.History, err = History(all, opts.History); err != nil {
 		return fail("the resumed session's history does not rebuild", err)

@@ -328,3 +328,78 @@ func TestResumeHistoryEqualsTheLiveRun(t *testing.T) {
 		})
 	}
 }
+
+// A fresh session: created by the store's writer with its first run, the
+// history is the live run's; an empty session file (created, no event yet)
+// resumes into its first run, which carries no resume marker.
+func TestResumeFreshSession(t *testing.T) {
+	all, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc *scenarios.Scenario
+	for _, s := range all {
+		if s.ID == "s01-agent-loop" {
+			sc = s
+		}
+	}
+	if sc == nil {
+		t.Skip("no s01-agent-loop scenario")
+	}
+	r, err := scenarios.Render(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.Runs[0]
+	dir := t.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.OpenWriter(sc.SessionID, store.WriterOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AppendEvents(run.Events); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	res := resume(t, st, sc.SessionID, reducer.ResumeOptions{RunID: "run-2", Message: "Again?", History: sc.HistoryConfig(), Timestamp: fixedClock})
+	if wire(res.History[:len(run.History)]) != wire(run.History) || len(res.History) != len(run.History)+1 {
+		t.Fatalf("history:\n%s\nlive:\n%s", wire(res.History), wire(run.History))
+	}
+
+	w, err = st.OpenWriter("empty", store.WriterOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	prov := run.Events[0].Provenance
+	first := resume(t, st, "empty", reducer.ResumeOptions{RunID: "run-1", Message: "Hello.", Provenance: &prov, Timestamp: fixedClock})
+	if first.PreviousRunID != "" || types(first.Appended) != "session.start,user.message" || first.Appended[0].Payload.Has("resumed") {
+		t.Fatalf("first run of an empty session: %+v", first)
+	}
+}
+
+// PlanResume computes exactly what a store resume writes.
+func TestPlanResumeIsWhatResumeWrites(t *testing.T) {
+	data := read(t, "../journal/store/testdata/interrupted-mid-tool-call.jsonl")
+	const id = "session-s03-tool-dispatch"
+	st, _ := storeWith(t, id, data)
+	events, _, err := st.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := reducer.ResumeOptions{RunID: "run-2", Message: "Go on.", Timestamp: fixedClock}
+	plan, err := reducer.PlanResume(events, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := resume(t, st, id, opts)
+	if !bytes.Equal(journal.EncodeGolden(plan.Appended), journal.EncodeGolden(done.Appended)) || wire(plan.History) != wire(done.History) {
+		t.Fatal("PlanResume differs from Resume")
+	}
+	if _, err := reducer.PlanResume(nil, opts); err == nil {
+		t.Fatal("PlanResume of no events")
+	}
+}

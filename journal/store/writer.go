@@ -177,7 +177,7 @@ func (w *Writer) HasRun(runID string) bool {
 func (w *Writer) NextEventID() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.nextEventID(0)
+	return NextEventIDs(w.st.lines, w.taken, 1)[0]
 }
 
 // NextEventIDs returns the IDs of the next n events, as NextEventID would
@@ -185,29 +185,22 @@ func (w *Writer) NextEventID() string {
 func (w *Writer) NextEventIDs(n int) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	ids := make([]string, 0, n)
-	taken := map[string]struct{}{}
-	for i := w.st.lines; len(ids) < n; i++ {
-		id := fmt.Sprintf("evt-%03d", i)
-		if _, ok := w.st.ids[id]; ok {
-			continue
-		}
-		if _, ok := taken[id]; ok {
-			continue
-		}
-		taken[id] = struct{}{}
-		ids = append(ids, id)
-	}
-	return ids
+	return NextEventIDs(w.st.lines, w.taken, n)
 }
 
-func (w *Writer) nextEventID(skip int) string {
-	for i := w.st.lines + skip; ; i++ {
-		id := fmt.Sprintf("evt-%03d", i)
-		if _, ok := w.st.ids[id]; !ok {
-			return id
+func (w *Writer) taken(id string) bool { _, ok := w.st.ids[id]; return ok }
+
+// NextEventIDs is the event_id rule of NextEventID for a session of events
+// events whose taken IDs taken reports: the next n IDs "evt-%03d" from
+// position events on, skipping taken ones.
+func NextEventIDs(events int, taken func(id string) bool, n int) []string {
+	ids := make([]string, 0, n)
+	for i := events; len(ids) < n; i++ {
+		if id := fmt.Sprintf("evt-%03d", i); !taken(id) {
+			ids = append(ids, id)
 		}
 	}
+	return ids
 }
 
 // Events re-reads the session from the file (not from memory) and returns
