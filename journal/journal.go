@@ -90,82 +90,101 @@ func Read(r io.Reader, file string) (*Journal, error) {
 // Scan streams a single-run journal: each line is decoded, schema-checked
 // and checked against the run invariants before fn sees it. It stops at the
 // first problem (returned as an *Error) or the first error from fn. An empty
-// input is an EmptyJournal error.
+// input is an EmptyJournal error. Lines are decoded in parallel (see
+// pipeline.go); fn is called in order, from the caller's goroutine.
 func Scan(r io.Reader, file string, fn func(rec *Record) error) error {
-	rd := NewReader(r)
 	c := NewRunChecker()
+	var out error
 	n := 0
-	for {
-		l, err := rd.Next()
-		if err == io.EOF {
-			break
+	var rec Record
+	runPipeline(r, pipeConfig{mode: modeFull}, func(b *batch) bool {
+		for i, l := range b.lines {
+			res := &b.res[i]
+			raw := b.buf[l.a:l.b]
+			if l.torn {
+				out = tornTail(file, l.num, len(raw))
+				return false
+			}
+			if res.err != nil {
+				res.err.File, res.err.Line = file, l.num
+				out = res.err
+				return false
+			}
+			if cerr := c.Check(&res.ev); cerr != nil {
+				cerr.File, cerr.Line = file, l.num
+				out = cerr
+				return false
+			}
+			n++
+			rec = Record{Line: l.num, Offset: l.off, Raw: raw, Value: res.val, Event: res.ev}
+			if err := fn(&rec); err != nil {
+				out = err
+				return false
+			}
 		}
-		if err != nil {
-			return asError(err, file, 0)
+		if b.readErr != nil {
+			out = asError(b.readErr, file, 0)
+			return false
 		}
-		if l.Torn {
-			return &Error{File: file, Line: l.Num, Code: TornTail, Msg: fmt.Sprintf("last line has no newline (%d bytes): the writer stopped mid-line", len(l.Raw))}
-		}
-		v, ev, lerr := DecodeLine(l.Raw)
-		if lerr != nil {
-			lerr.File, lerr.Line = file, l.Num
-			return lerr
-		}
-		if cerr := c.Check(&ev); cerr != nil {
-			cerr.File, cerr.Line = file, l.Num
-			return cerr
-		}
-		n++
-		if err := fn(&Record{Line: l.Num, Offset: l.Offset, Raw: l.Raw, Value: v, Event: ev}); err != nil {
-			return err
-		}
+		return true
+	})
+	if out == nil && n == 0 {
+		out = &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
 	}
-	if n == 0 {
-		return &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
-	}
-	return nil
+	return out
+}
+
+func tornMsg(n int) string {
+	return fmt.Sprintf("last line has no newline (%d bytes): the writer stopped mid-line", n)
 }
 
 // Validate checks every line of a JSONL file and the invariants of each run
 // in it, and returns every problem found (nil when the file is valid). Runs
 // are grouped by (session_id, provenance.run_id) as the reference validator
 // does, so a file may hold several runs; each must start at sequence 0.
+// Lines are decoded in parallel on the lean path (see pipeline.go).
 func Validate(r io.Reader, file string) []*Error {
 	var errs []*Error
-	rd := NewReader(r)
 	groups := map[[2]string]*RunChecker{}
+	var last *RunChecker
+	var lastSession, lastRun string
 	n := 0
-	for {
-		l, err := rd.Next()
-		if err == io.EOF {
-			break
+	runPipeline(r, pipeConfig{mode: modeLean}, func(b *batch) bool {
+		for i, l := range b.lines {
+			res := &b.res[i]
+			n++
+			if l.torn {
+				errs = append(errs, tornTail(file, l.num, l.b-l.a))
+				return false
+			}
+			if res.err != nil {
+				res.err.File, res.err.Line = file, l.num
+				errs = append(errs, res.err)
+				continue
+			}
+			ev := &res.ev
+			c := last
+			if c == nil || ev.SessionID != lastSession || ev.Provenance.RunID != lastRun {
+				if c = groups[[2]string{ev.SessionID, ev.Provenance.RunID}]; c == nil {
+					c = newGroupChecker()
+					// Copies: the event's strings alias the batch.
+					groups[[2]string{string([]byte(ev.SessionID)), string([]byte(ev.Provenance.RunID))}] = c
+				}
+			}
+			cerr := c.Check(ev)
+			last, lastSession, lastRun = c, c.sessionID, c.runID // the checker's own copies
+			if cerr != nil {
+				cerr.File, cerr.Line = file, l.num
+				cerr.EventID = string([]byte(cerr.EventID))
+				errs = append(errs, cerr)
+			}
 		}
-		if err != nil {
-			errs = append(errs, asError(err, file, 0))
-			break
+		if b.readErr != nil {
+			errs = append(errs, asError(b.readErr, file, 0))
+			return false
 		}
-		n++
-		if l.Torn {
-			errs = append(errs, &Error{File: file, Line: l.Num, Code: TornTail, Msg: fmt.Sprintf("last line has no newline (%d bytes): the writer stopped mid-line", len(l.Raw))})
-			break
-		}
-		_, ev, lerr := DecodeLine(l.Raw)
-		if lerr != nil {
-			lerr.File, lerr.Line = file, l.Num
-			errs = append(errs, lerr)
-			continue
-		}
-		key := [2]string{ev.SessionID, ev.Provenance.RunID}
-		c := groups[key]
-		if c == nil {
-			c = newGroupChecker()
-			groups[key] = c
-		}
-		if cerr := c.Check(&ev); cerr != nil {
-			cerr.File, cerr.Line = file, l.Num
-			errs = append(errs, cerr)
-		}
-	}
+		return true
+	})
 	if n == 0 && len(errs) == 0 {
 		errs = append(errs, &Error{File: file, Code: EmptyJournal, Msg: "file holds no event"})
 	}

@@ -1,0 +1,330 @@
+package journal
+
+// The streaming pipeline behind Scan, Validate and Stream.
+//
+// One goroutine cuts the input into lines (journal.Reader, so line numbers,
+// offsets, torn tails and the line limit behave exactly as in a sequential
+// read) and copies them into batches of about batchBytes; workers, one per
+// core, decode, check and canonicalize whole batches in parallel; the caller's
+// goroutine takes the batches back in input order and runs what must be
+// sequential: the journal invariants, the reducer, the hash. Batches are
+// recycled through a fixed pool, so memory is bounded by the pool (a few MB)
+// and the longest line, whatever the file's size.
+
+import (
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+const (
+	batchBytes = 256 << 10
+	batchLines = 1024
+	// bigBatch: a batch whose buffer grew past this (a very long line) gives
+	// it back instead of keeping it in the pool.
+	bigBatch = 4 << 20
+)
+
+type pipeMode uint8
+
+const (
+	modeFull pipeMode = iota // DecodeLine: Value and Event (Scan)
+	modeLean                 // lean scanner: Event and canonical bytes (Stream, Validate)
+)
+
+type batchLine struct {
+	num  int
+	off  int64
+	a, b int // the line is buf[a:b]
+	torn bool
+}
+
+type lineResult struct {
+	err    *Error
+	ev     Event
+	val    jsonv.Value // modeFull
+	ca, cb int         // modeLean: canonical bytes are canon[ca:cb]
+}
+
+type batch struct {
+	buf     []byte
+	lines   []batchLine
+	res     []lineResult
+	canon   []byte
+	readErr error // the reader's error after these lines; ends the input
+	done    chan struct{}
+}
+
+func (b *batch) reset() {
+	if cap(b.buf) > bigBatch {
+		b.buf = nil
+	}
+	if cap(b.canon) > bigBatch {
+		b.canon = nil
+	}
+	b.buf, b.lines, b.canon, b.readErr = b.buf[:0], b.lines[:0], b.canon[:0], nil
+	clear(b.res) // drop references to Values and payloads
+	b.res = b.res[:0]
+}
+
+// pipeConfig says what the workers do.
+type pipeConfig struct {
+	mode       pipeMode
+	normalized bool                  // modeLean: write the normalized encoding
+	payloads   func(typ string) bool // modeLean: which events get Event.Payload
+	workers    int
+	firstLine  int   // line number of the input's first line, minus one
+	offset     int64 // byte offset of the input's first byte
+}
+
+// runPipeline streams r through the workers and hands each batch, in input
+// order, to consume; consume returns false to stop early. runPipeline returns
+// after every goroutine it started has finished, so r is no longer in use.
+func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
+	workers := cfg.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	nb := 2*workers + 2
+	free := make(chan *batch, nb)
+	for i := 0; i < nb; i++ {
+		free <- &batch{done: make(chan struct{}, 1)}
+	}
+	work := make(chan *batch, nb)
+	ordered := make(chan *batch, nb)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+
+	wg.Add(1)
+	go func() { // the reader
+		defer wg.Done()
+		defer close(work)
+		defer close(ordered)
+		rd := NewReader(r)
+		rd.num, rd.off = cfg.firstLine, cfg.offset
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-quit:
+				return
+			}
+			b.reset()
+			end := false
+			for len(b.lines) < batchLines && len(b.buf) < batchBytes {
+				l, err := rd.Next()
+				if err == io.EOF {
+					end = true
+					break
+				}
+				if err != nil {
+					b.readErr, end = err, true
+					break
+				}
+				a := len(b.buf)
+				b.buf = append(b.buf, l.Raw...)
+				b.lines = append(b.lines, batchLine{num: l.Num, off: l.Offset, a: a, b: len(b.buf), torn: l.Torn})
+			}
+			if len(b.lines) == 0 && b.readErr == nil {
+				return // clean end of input
+			}
+			select {
+			case ordered <- b:
+			case <-quit:
+				return
+			}
+			select {
+			case work <- b:
+			case <-quit:
+				return
+			}
+			if end {
+				return
+			}
+		}
+	}()
+
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s lineScanner
+			s.normalized = cfg.normalized
+			for b := range work {
+				b.process(&s, &cfg)
+				b.done <- struct{}{}
+			}
+		}()
+	}
+
+	stopped := false
+	for b := range ordered {
+		if stopped {
+			continue // drain; the reader may have quit before handing b to a worker
+		}
+		<-b.done
+		if !consume(b) {
+			stopped = true
+			close(quit)
+			continue
+		}
+		free <- b
+	}
+	if !stopped {
+		close(quit)
+	}
+	wg.Wait()
+}
+
+// process decodes every line of the batch.
+func (b *batch) process(s *lineScanner, cfg *pipeConfig) {
+	if cap(b.res) < len(b.lines) {
+		b.res = make([]lineResult, len(b.lines))
+	}
+	b.res = b.res[:len(b.lines)]
+	for i, l := range b.lines {
+		res := &b.res[i]
+		if l.torn {
+			continue // reported by the consumer, which knows the mode
+		}
+		raw := b.buf[l.a:l.b]
+		if cfg.mode == modeFull {
+			res.val, res.ev, res.err = DecodeLine(raw)
+			continue
+		}
+		res.ca = len(b.canon)
+		var out leanLine
+		var ok bool
+		if b.canon, ok = s.scan(b.canon, raw, &out); ok {
+			res.ev = out.ev
+			if cfg.payloads != nil && cfg.payloads(out.ev.Type) {
+				// Parsed from the line as written, so member order is kept.
+				res.ev.Payload, _ = jsonv.Parse(out.payload)
+			}
+		} else {
+			v, ev, err := DecodeLine(raw)
+			if err != nil {
+				res.err = err
+				continue
+			}
+			if cfg.normalized {
+				v = normalizeEvent(v)
+			}
+			b.canon = v.AppendCanonical(b.canon)
+			res.ev = ev
+			if cfg.payloads == nil || !cfg.payloads(ev.Type) {
+				res.ev.Payload = jsonv.Value{}
+			}
+		}
+		res.cb = len(b.canon)
+	}
+}
+
+// normalizeEvent drops session_id, timestamp and provenance.run_id, as the
+// reference labs' normalized fingerprint does.
+func normalizeEvent(v jsonv.Value) jsonv.Value {
+	v = v.Without("session_id").Without("timestamp")
+	prov, ok := v.Get("provenance")
+	if !ok || prov.Kind() != jsonv.Object {
+		prov = jsonv.Obj()
+	}
+	return v.With("provenance", prov.Without("run_id"))
+}
+
+// Entry is one checked event as Stream delivers it.
+type Entry struct {
+	Line   int
+	Offset int64 // of the line's first byte
+	End    int64 // just past the line's newline
+	// Raw is the line as written, Canonical the event's canonical encoding
+	// (normalized with StreamOptions.Normalized). Both, and every string in
+	// Event, are only valid until the callback returns: copy what you keep.
+	// Event.Payload is set only for the types StreamOptions.Payloads selects;
+	// it is the one part that may be kept.
+	Raw       []byte
+	Canonical []byte
+	Event     *Event
+}
+
+// StreamOptions tune Stream.
+type StreamOptions struct {
+	// Normalized makes Entry.Canonical the normalized encoding (no
+	// session_id, timestamp or provenance.run_id).
+	Normalized bool
+	// Payloads selects the event types whose payload is decoded into
+	// Event.Payload; nil decodes none.
+	Payloads func(typ string) bool
+	// Workers is the number of decoding goroutines; 0 is one per core.
+	Workers int
+	// Resume continues a journal whose prefix was checked earlier: r starts
+	// at byte Offset of the file, just after line Line, and the invariants
+	// continue from Checker's state (which Stream updates). An empty tail is
+	// then not an error.
+	Resume *Resume
+}
+
+// Resume says where a tail starts; see StreamOptions.Resume.
+type Resume struct {
+	Checker *RunChecker
+	Line    int
+	Offset  int64
+}
+
+// Stream reads a single-run journal in one parallel streaming pass: every
+// line is decoded, schema-checked and canonicalized by a pool of workers, and
+// fn sees the events in order after the run invariants have been checked.
+// It stops at the first problem, with the same *Error that Scan reports, or
+// at the first error from fn. Memory stays flat whatever the input's size.
+func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error) error {
+	cfg := pipeConfig{mode: modeLean, normalized: opt.Normalized, payloads: opt.Payloads, workers: opt.Workers}
+	c := NewRunChecker()
+	if opt.Resume != nil {
+		c = opt.Resume.Checker
+		cfg.firstLine, cfg.offset = opt.Resume.Line, opt.Resume.Offset
+	}
+	var out error
+	n := 0
+	var e Entry
+	runPipeline(r, cfg, func(b *batch) bool {
+		for i, l := range b.lines {
+			res := &b.res[i]
+			raw := b.buf[l.a:l.b]
+			if l.torn {
+				out = tornTail(file, l.num, len(raw))
+				return false
+			}
+			if res.err != nil {
+				res.err.File, res.err.Line = file, l.num
+				out = res.err
+				return false
+			}
+			if cerr := c.Check(&res.ev); cerr != nil {
+				cerr.File, cerr.Line = file, l.num
+				cerr.EventID = string([]byte(cerr.EventID)) // it aliased the batch
+				out = cerr
+				return false
+			}
+			n++
+			e = Entry{Line: l.num, Offset: l.off, End: l.off + int64(len(raw)) + 1, Raw: raw, Canonical: b.canon[res.ca:res.cb], Event: &res.ev}
+			if err := fn(&e); err != nil {
+				out = err
+				return false
+			}
+		}
+		if b.readErr != nil {
+			out = asError(b.readErr, file, 0)
+			return false
+		}
+		return true
+	})
+	if out == nil && n == 0 && opt.Resume == nil {
+		out = &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
+	}
+	return out
+}
+
+func tornTail(file string, line, n int) *Error {
+	return &Error{File: file, Line: line, Code: TornTail, Msg: tornMsg(n)}
+}
