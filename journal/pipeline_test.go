@@ -255,5 +255,3 @@ func TestStreamResume(t *testing.T) {
 		t.Fatalf("duplicate in tail: %v", err)
 	}
 }
-
-
