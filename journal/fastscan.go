@@ -75,12 +75,14 @@ type lineScanner struct {
 	actors     memoSet
 	provs      memoSet
 	reds       memoSet
-	normalized bool // write the normalized encoding (no session_id, timestamp, provenance.run_id)
-	scratch    []byte
+	normalized bool   // write the normalized encoding (no session_id, timestamp, provenance.run_id)
+	session    string // the last session_id read, an owned copy
 }
 
-// leanLine is what the scanner read from one line. Strings in ev alias the
-// line or the scanner's memos: they are valid while the line is.
+// leanLine is what the scanner read from one line. EventID, ParentEventID
+// and Timestamp alias the line, valid while the line is; the other strings
+// are owned (session_id, run_id and the like repeat, and a reducer keeps
+// them).
 type leanLine struct {
 	ev      Event
 	payload []byte // the payload object as written
@@ -590,12 +592,15 @@ func (s *lineScanner) scan(dst, line []byte, out *leanLine) (_ []byte, ok bool) 
 	dst = append(dst, typ...)
 	dst = append(dst, '"', '}')
 
+	if string(sessionID) != s.session {
+		s.session = string(sessionID)
+	}
 	out.payload = payload
 	ev := &out.ev
 	*ev = Event{
 		TraceVersion:  TraceVersion,
 		EventID:       aliasString(eventID),
-		SessionID:     aliasString(sessionID),
+		SessionID:     s.session,
 		Sequence:      seq,
 		Timestamp:     aliasString(ts),
 		Type:          typ,

@@ -1,0 +1,575 @@
+package reducer
+
+// Streaming replay and checkpoints (seed 004, exercise F).
+//
+// StreamReplay replays a journal file in one parallel streaming pass
+// (journal.Stream): it never holds the events, only the view. A Checkpoint
+// records where a replay stopped: the reducer and schema versions, the last
+// applied sequence, line and byte offset, the SHA-256 state of the
+// fingerprint's prefix, the invariant checker's state (so that the tail is
+// checked exactly as in a replay from zero: parents and duplicate ids of the
+// prefix included) and the serialized projection. Resuming seeks to the
+// offset and reads only the tail; the result equals a replay from event zero.
+//
+// A checkpoint is an acceleration structure, never an authority: the source
+// journal is only read, never changed or truncated. Before it is used, a
+// checkpoint is checked against its source (Verify): versions, the size, the
+// digest of the last checkpointed line, of the first line and of 16 blocks
+// sampled across the prefix, and on request the digest of the whole prefix.
+// Any mismatch means the checkpoint is ignored and the replay starts from
+// zero.
+//
+// File format: the first line is a JSON header (CheckpointFormat); then one
+// line per projection item, user messages, then assistant messages (JSON
+// strings), then tool results (JSON objects as recorded). Resuming reads the
+// header only; the items are read when the whole view is asked for.
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/schema"
+)
+
+// CheckpointFormat names the checkpoint file format.
+const CheckpointFormat = "tracecheck-checkpoint/1"
+
+// sampleBlocks and sampleSize set the prefix sample digest: 16 blocks of
+// 4 KiB spread evenly over the prefix, read in constant time.
+const (
+	sampleBlocks = 16
+	sampleSize   = 4096
+)
+
+// schemaDigest identifies the schema a checkpoint's prefix was validated
+// against; a changed schema invalidates every checkpoint.
+var schemaDigest = func() string {
+	s := sha256.Sum256(schema.TraceEventJSON)
+	return hex.EncodeToString(s[:])
+}()
+
+// Checkpoint is a replay's state after a prefix of a journal file.
+type Checkpoint struct {
+	Format         string `json:"format"`
+	ReducerVersion string `json:"reducer_version"`
+	TraceVersion   string `json:"trace_version"`
+	SchemaSHA256   string `json:"schema_sha256"`
+
+	Sequence int64 `json:"sequence"` // last applied sequence
+	Applied  int   `json:"applied"`  // events applied: Sequence+1
+	Line     int   `json:"line"`     // line of the last applied event
+	Offset   int64 `json:"offset"`   // byte offset just past that line
+
+	SessionID  string  `json:"session_id"`
+	RunID      string  `json:"run_id"`
+	StopReason *string `json:"stop_reason"`
+	// FingerprintState is the SHA-256 state after "[" and the applied
+	// events' canonical encodings (encoding.BinaryMarshaler of sha256).
+	FingerprintState []byte `json:"fingerprint_state"`
+	Fingerprint      string `json:"fingerprint"` // of the applied prefix, for people reading the file
+	CheckerState     []byte `json:"checker_state"`
+
+	Source Anchors `json:"source"`
+
+	UserMessages      int `json:"user_messages"`
+	AssistantMessages int `json:"assistant_messages"`
+	ToolResults       int `json:"tool_results"`
+
+	path      string // where it was loaded from
+	itemsFrom int64  // offset of the first item line
+}
+
+// Anchors tie a checkpoint to the exact bytes of its source's prefix.
+type Anchors struct {
+	LastLineOffset int64  `json:"last_line_offset"`
+	LastLineSHA256 string `json:"last_line_sha256"` // the last applied line with its newline
+	FirstLineLen   int64  `json:"first_line_len"`
+	FirstLineSHA   string `json:"first_line_sha256"`
+	SampleSHA256   string `json:"sample_sha256"` // 16 blocks spread over [0, Offset)
+	PrefixSHA256   string `json:"prefix_sha256"` // all of [0, Offset); checked on request
+	PrefixState    []byte `json:"prefix_state"`  // its SHA-256 state, to extend it after a tail
+}
+
+// StreamOptions tune StreamReplay.
+type StreamOptions struct {
+	// Through, when HasThrough, applies events 0..Through only (the rest of
+	// the file is still checked). Out of range is a *RangeError.
+	Through    int64
+	HasThrough bool
+	// From resumes after a verified checkpoint: the reader must start at
+	// From.Offset.
+	From *Checkpoint
+	// Anchors keeps what Checkpoint needs (the raw prefix digest).
+	Anchors bool
+	// Normalized hashes the normalized encoding (no session_id, timestamp or
+	// provenance.run_id). It cannot be combined with From.
+	Normalized bool
+}
+
+// Progress is a finished streaming replay.
+type Progress struct {
+	red     *Reducer
+	base    *Checkpoint
+	checker []byte // checker state after the last applied event
+	total   int    // events in the journal (base included)
+
+	applied  int
+	lastSeq  int64
+	line     int
+	offset   int64
+	lastOff  int64
+	lastSHA  [32]byte
+	firstLen int64
+	firstSHA [32]byte
+	raw      hash.Hash
+
+	view *ReplayState // State's result, once the checkpoint it read is replaced
+}
+
+// replayPayloads are the types whose payloads the reducer reads.
+func replayPayloads(typ string) bool {
+	switch typ {
+	case "user.message", "model.response", "tool.result", "session.stop":
+		return true
+	}
+	return false
+}
+
+// StreamReplay replays the journal read from r (named file in errors) in one
+// streaming pass, validating every line and invariant as journal.Read does.
+func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error) {
+	p := &Progress{red: New(), lastSeq: -1}
+	checker := journal.NewRunChecker()
+	resume := &journal.Resume{Checker: checker}
+	if b := opt.From; b != nil {
+		if opt.Normalized {
+			return nil, errors.New("reducer: a checkpoint holds the plain fingerprint, not the normalized one")
+		}
+		if err := checker.UnmarshalBinary(b.CheckerState); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		h, err := restoreSHA(b.FingerprintState)
+		if err != nil {
+			return nil, err
+		}
+		p.base = b
+		p.red.hash, p.red.n = h, b.Applied
+		p.red.state.SessionID, p.red.state.RunID, p.red.state.StopReason = b.SessionID, b.RunID, b.StopReason
+		p.applied, p.total, p.lastSeq, p.line, p.offset = b.Applied, b.Applied, b.Sequence, b.Line, b.Offset
+		resume.Line, resume.Offset = b.Line, b.Offset
+		p.lastOff = b.Source.LastLineOffset
+		if s, err := hex.DecodeString(b.Source.LastLineSHA256); err == nil && len(s) == 32 {
+			copy(p.lastSHA[:], s)
+		}
+		p.firstLen = b.Source.FirstLineLen
+		if s, err := hex.DecodeString(b.Source.FirstLineSHA); err == nil && len(s) == 32 {
+			copy(p.firstSHA[:], s)
+		}
+		if opt.Anchors {
+			if p.raw, err = restoreSHA(b.Source.PrefixState); err != nil {
+				return nil, err
+			}
+		}
+		if opt.HasThrough && opt.Through < b.Sequence {
+			return nil, fmt.Errorf("reducer: checkpoint at sequence %d is past --through %d", b.Sequence, opt.Through)
+		}
+	} else if opt.Anchors {
+		p.raw = sha256.New()
+	}
+	through := int64(math.MaxInt64)
+	if opt.HasThrough {
+		through = opt.Through
+	}
+	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Payloads: replayPayloads, Resume: resume}, func(e *journal.Entry) error {
+		p.total++
+		if e.Event.Sequence > through {
+			return nil
+		}
+		p.red.ApplyCanonical(e.Canonical, e.Event)
+		p.applied++
+		p.lastSeq, p.line, p.offset, p.lastOff = e.Event.Sequence, e.Line, e.End, e.Offset
+		if opt.Anchors {
+			p.raw.Write(e.Raw)
+			p.raw.Write([]byte{'\n'})
+			h := sha256.New()
+			h.Write(e.Raw)
+			h.Write([]byte{'\n'})
+			h.Sum(p.lastSHA[:0])
+			if e.Offset == 0 {
+				p.firstLen, p.firstSHA = e.End, p.lastSHA
+			}
+			if e.Event.Sequence == through {
+				p.checker, _ = checker.MarshalBinary()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.total == 0 {
+		return nil, &journal.Error{File: file, Code: journal.EmptyJournal, Msg: "a session journal needs at least one event"}
+	}
+	if opt.HasThrough && (through < 0 || through >= int64(p.total)) {
+		return nil, &RangeError{Sequence: through, Len: p.total}
+	}
+	if opt.Anchors && p.checker == nil {
+		p.checker, _ = checker.MarshalBinary()
+	}
+	return p, nil
+}
+
+// Applied returns how many events the view covers, checkpointed prefix
+// included.
+func (p *Progress) Applied() int { return p.applied }
+
+// Len returns how many events the journal holds (those after Through too).
+func (p *Progress) Len() int { return p.total }
+
+// Resumed reports whether the replay continued a checkpoint.
+func (p *Progress) Resumed() bool { return p.base != nil }
+
+// Fingerprint returns the fingerprint of the applied prefix without
+// materializing the view.
+func (p *Progress) Fingerprint() string { return closeArray(p.red.hash) }
+
+// State returns the whole view. After a resume it reads the checkpoint's
+// projection items.
+func (p *Progress) State() (ReplayState, error) {
+	if p.view != nil {
+		return *p.view, nil
+	}
+	st := p.red.State()
+	if p.base == nil {
+		return st, nil
+	}
+	users, assistants, results, err := p.base.Projection()
+	if err != nil {
+		return ReplayState{}, err
+	}
+	seqs := make([]int64, 0, p.base.Applied+len(st.AppliedSequences))
+	for i := 0; i < p.base.Applied; i++ {
+		seqs = append(seqs, int64(i)) // a checked single-run prefix is exactly 0..n-1
+	}
+	st.AppliedSequences = append(seqs, st.AppliedSequences...)
+	st.UserMessages = append(users, st.UserMessages...)
+	st.AssistantMessages = append(assistants, st.AssistantMessages...)
+	st.ToolResults = append(results, st.ToolResults...)
+	return st, nil
+}
+
+// Checkpoint returns the checkpoint of everything applied. The source must
+// be the journal file the replay read (for the sample digest) and the replay
+// must have been made with Anchors.
+func (p *Progress) Checkpoint(src io.ReaderAt) (*Checkpoint, error) {
+	if p.raw == nil {
+		return nil, errors.New("reducer: replay made without Anchors")
+	}
+	st, err := restoreState(p.red.hash)
+	if err != nil {
+		return nil, err
+	}
+	rawState, err := p.raw.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	sample, err := sampleDigest(src, p.offset)
+	if err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{
+		Format: CheckpointFormat, ReducerVersion: Version, TraceVersion: journal.TraceVersion, SchemaSHA256: schemaDigest,
+		Sequence: p.lastSeq, Applied: p.applied, Line: p.line, Offset: p.offset,
+		SessionID: p.red.state.SessionID, RunID: p.red.state.RunID, StopReason: p.red.state.StopReason,
+		FingerprintState: st, Fingerprint: p.Fingerprint(), CheckerState: p.checker,
+		Source: Anchors{
+			LastLineOffset: p.lastOff, LastLineSHA256: hex.EncodeToString(p.lastSHA[:]),
+			FirstLineLen: p.firstLen, FirstLineSHA: hex.EncodeToString(p.firstSHA[:]),
+			SampleSHA256: sample, PrefixSHA256: hex.EncodeToString(p.raw.Sum(nil)), PrefixState: rawState,
+		},
+	}
+	return cp, nil
+}
+
+// WriteCheckpoint writes cp and the view st (the Progress's State) to path,
+// atomically: a temporary file in the same directory, synced, then renamed.
+func WriteCheckpoint(path string, cp *Checkpoint, st ReplayState) error {
+	cp.UserMessages, cp.AssistantMessages, cp.ToolResults = len(st.UserMessages), len(st.AssistantMessages), len(st.ToolResults)
+	head, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	w.Write(head)
+	w.WriteByte('\n')
+	var buf []byte
+	for _, s := range st.UserMessages {
+		buf = append(jsonv.Str(s).AppendJSON(buf[:0]), '\n')
+		w.Write(buf)
+	}
+	for _, s := range st.AssistantMessages {
+		buf = append(jsonv.Str(s).AppendJSON(buf[:0]), '\n')
+		w.Write(buf)
+	}
+	for _, v := range st.ToolResults {
+		buf = append(v.AppendJSON(buf[:0]), '\n')
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// maxHeader bounds a checkpoint header line.
+const maxHeader = 1 << 20
+
+// LoadCheckpoint reads a checkpoint's header. It does not read the
+// projection items (see Projection) and does not check the source (see
+// Verify).
+func LoadCheckpoint(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		line = append(line, frag...)
+		if err == bufio.ErrBufferFull && len(line) < maxHeader {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: no header line", path)
+		}
+		break
+	}
+	cp := &Checkpoint{}
+	if err := json.Unmarshal(line, cp); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %v", path, err)
+	}
+	if cp.Format != CheckpointFormat {
+		return nil, fmt.Errorf("checkpoint %s: format %q, want %q", path, cp.Format, CheckpointFormat)
+	}
+	cp.path, cp.itemsFrom = path, int64(len(line))
+	return cp, nil
+}
+
+// Projection reads the checkpoint's projection items.
+func (c *Checkpoint) Projection() (users, assistants []string, results []jsonv.Value, err error) {
+	f, err := os.Open(c.path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(c.itemsFrom, io.SeekStart); err != nil {
+		return nil, nil, nil, err
+	}
+	rd := journal.NewReader(f)
+	next := func() (jsonv.Value, error) {
+		l, err := rd.Next()
+		if err != nil || l.Torn {
+			return jsonv.Value{}, fmt.Errorf("checkpoint %s: projection cut short", c.path)
+		}
+		return jsonv.Parse(l.Raw)
+	}
+	users = make([]string, 0, c.UserMessages)
+	assistants = make([]string, 0, c.AssistantMessages)
+	results = make([]jsonv.Value, 0, c.ToolResults)
+	for i := 0; i < c.UserMessages+c.AssistantMessages+c.ToolResults; i++ {
+		v, err := next()
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("checkpoint %s: item %d: %v", c.path, i, err)
+		}
+		switch {
+		case i < c.UserMessages:
+			users = append(users, v.Text())
+		case i < c.UserMessages+c.AssistantMessages:
+			assistants = append(assistants, v.Text())
+		default:
+			results = append(results, v)
+		}
+	}
+	return users, assistants, results, nil
+}
+
+// StaleError says why a checkpoint does not match its source.
+type StaleError struct{ Reason string }
+
+func (e *StaleError) Error() string { return "checkpoint does not match its source: " + e.Reason }
+
+// Verify checks that c was made by this reducer and schema from the same
+// bytes that src (of the given size) now starts with. fullPrefix also
+// rehashes the whole prefix, which reads it (no parsing). A mismatch is a
+// *StaleError.
+func (c *Checkpoint) Verify(src io.ReaderAt, size int64, fullPrefix bool) error {
+	stale := func(f string, a ...any) error { return &StaleError{Reason: fmt.Sprintf(f, a...)} }
+	switch {
+	case c.ReducerVersion != Version:
+		return stale("reducer version %q, this is %q", c.ReducerVersion, Version)
+	case c.TraceVersion != journal.TraceVersion:
+		return stale("trace version %q, this is %q", c.TraceVersion, journal.TraceVersion)
+	case c.SchemaSHA256 != schemaDigest:
+		return stale("made with another event schema")
+	case c.Applied != int(c.Sequence)+1 || c.Applied <= 0:
+		return stale("applied %d events through sequence %d", c.Applied, c.Sequence)
+	case size < c.Offset:
+		return stale("source is %d bytes, shorter than the checkpointed prefix (%d bytes)", size, c.Offset)
+	case c.Source.LastLineOffset < 0 || c.Source.LastLineOffset >= c.Offset || c.Offset-c.Source.LastLineOffset > journal.DefaultMaxLineBytes+1:
+		return stale("bad last line offset")
+	case c.Source.FirstLineLen <= 0 || c.Source.FirstLineLen > c.Offset || c.Source.FirstLineLen > journal.DefaultMaxLineBytes+1:
+		return stale("bad first line length")
+	}
+	check := func(what string, off, n int64, want string) error {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(src, off, n)); err != nil {
+			return stale("reading the %s: %v", what, err)
+		}
+		if hex.EncodeToString(h.Sum(nil)) != want {
+			return stale("the %s changed", what)
+		}
+		return nil
+	}
+	if err := check("last checkpointed line", c.Source.LastLineOffset, c.Offset-c.Source.LastLineOffset, c.Source.LastLineSHA256); err != nil {
+		return err
+	}
+	if err := check("first line", 0, c.Source.FirstLineLen, c.Source.FirstLineSHA); err != nil {
+		return err
+	}
+	if s, err := sampleDigest(src, c.Offset); err != nil || s != c.Source.SampleSHA256 {
+		return stale("the sampled prefix blocks changed")
+	}
+	if fullPrefix {
+		if err := check("prefix", 0, c.Offset, c.Source.PrefixSHA256); err != nil {
+			return err
+		}
+	}
+	var last [1]byte
+	if _, err := src.ReadAt(last[:], c.Offset-1); err != nil || last[0] != '\n' {
+		return stale("the prefix does not end with a newline")
+	}
+	return nil
+}
+
+// sampleDigest hashes sampleBlocks blocks spread evenly over [0, n).
+func sampleDigest(src io.ReaderAt, n int64) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, sampleSize)
+	if n <= sampleBlocks*sampleSize {
+		if _, err := io.Copy(h, io.NewSectionReader(src, 0, n)); err != nil {
+			return "", err
+		}
+	} else {
+		for i := int64(0); i < sampleBlocks; i++ {
+			off := i * (n - sampleSize) / (sampleBlocks - 1)
+			if _, err := src.ReadAt(buf, off); err != nil {
+				return "", err
+			}
+			h.Write(buf)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func restoreSHA(state []byte) (hash.Hash, error) {
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		return nil, fmt.Errorf("checkpoint: hash state: %v", err)
+	}
+	return h, nil
+}
+
+func restoreState(h hash.Hash) ([]byte, error) {
+	return h.(encoding.BinaryMarshaler).MarshalBinary()
+}
+
+// ReplayFile replays the journal file at path, using and refreshing the
+// checkpoint at cpPath when it is not empty. A checkpoint that is missing,
+// unreadable or does not match the file is ignored (note says why) and the
+// replay starts from event zero. A new checkpoint is written after a replay
+// of the whole file (not with Through). The file itself is only read.
+func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Progress, note string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	if cpPath == "" {
+		p, err = StreamReplay(f, path, opt)
+		return p, "", err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	cp, lerr := LoadCheckpoint(cpPath)
+	switch {
+	case lerr != nil && errors.Is(lerr, os.ErrNotExist):
+		note = "no checkpoint yet; replaying from event zero"
+	case lerr != nil:
+		note = fmt.Sprintf("checkpoint ignored (%v); replaying from event zero", lerr)
+	default:
+		if verr := cp.Verify(f, fi.Size(), fullPrefix); verr != nil {
+			note = fmt.Sprintf("checkpoint ignored (%v); replaying from event zero", verr)
+		} else if opt.HasThrough && opt.Through < cp.Sequence {
+			note = fmt.Sprintf("checkpoint at sequence %d is past --through %d; replaying from event zero", cp.Sequence, opt.Through)
+		} else {
+			opt.From = cp
+		}
+	}
+	if opt.From != nil {
+		if _, err := f.Seek(opt.From.Offset, io.SeekStart); err != nil {
+			return nil, "", err
+		}
+	}
+	opt.Anchors = true
+	p, err = StreamReplay(f, path, opt)
+	if err != nil {
+		return nil, note, err
+	}
+	if opt.From != nil {
+		note = fmt.Sprintf("resumed from checkpoint at sequence %d (byte %d); read %d new events", opt.From.Sequence, opt.From.Offset, p.Len()-opt.From.Applied)
+	}
+	if !opt.HasThrough {
+		st, err := p.State()
+		if err != nil {
+			return nil, note, err
+		}
+		p.view = &st // the checkpoint State read is about to be replaced
+		ncp, err := p.Checkpoint(f)
+		if err != nil {
+			return nil, note, err
+		}
+		if err := WriteCheckpoint(cpPath, ncp, st); err != nil {
+			return nil, note, fmt.Errorf("writing checkpoint: %w", err)
+		}
+	}
+	return p, note, nil
+}

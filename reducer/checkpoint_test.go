@@ -1,0 +1,253 @@
+package reducer_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecheck/tracecheck/bench/tracegen"
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/reducer"
+)
+
+// stateJSON is the replay view as the CLI prints it with --json.
+func stateJSON(tb testing.TB, st reducer.ReplayState) string {
+	tb.Helper()
+	return string(st.Value().AppendJSON(nil))
+}
+
+// fromZero replays data with the in-memory API (journal.Read, Replay).
+func fromZero(tb testing.TB, data []byte, through int64) string {
+	tb.Helper()
+	j, err := journal.Read(bytes.NewReader(data), "f")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if through < 0 {
+		return stateJSON(tb, reducer.Replay(j))
+	}
+	st, err := reducer.ReplayThrough(j, through)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return stateJSON(tb, st)
+}
+
+func replayFile(tb testing.TB, path, cp string, opt reducer.StreamOptions) (string, string) {
+	tb.Helper()
+	p, note, err := reducer.ReplayFile(path, cp, opt, false)
+	if err != nil {
+		tb.Fatalf("ReplayFile: %v (%s)", err, note)
+	}
+	st, err := p.State()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if st.Fingerprint != p.Fingerprint() {
+		tb.Fatalf("Fingerprint() %s, state %s", p.Fingerprint(), st.Fingerprint)
+	}
+	return stateJSON(tb, st), note
+}
+
+func lines(data []byte) [][]byte {
+	ls := bytes.SplitAfter(data, []byte("\n"))
+	return ls[:len(ls)-1]
+}
+
+// F. Add a checkpoint containing reducer version, source sequence, source
+// fingerprint and serialized projection: replay from the checkpoint plus
+// the tail equals replay from event zero.
+func TestExerciseF_CheckpointReplay(t *testing.T) {
+	full := tracegen.Bytes(tracegen.Options{Events: 900, Seed: 11})
+	ls := lines(full)
+	dir := t.TempDir()
+	path, cp := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "s.checkpoint")
+	prefix := bytes.Join(ls[:600], nil)
+	if err := os.WriteFile(path, prefix, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, note := replayFile(t, path, cp, reducer.StreamOptions{})
+	if got != fromZero(t, prefix, -1) || !strings.Contains(note, "no checkpoint") {
+		t.Fatalf("first replay differs or note %q", note)
+	}
+	c, err := reducer.LoadCheckpoint(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReducerVersion != reducer.Version || c.TraceVersion != "0.1.0" || c.Sequence != 599 || c.Offset != int64(len(prefix)) || c.SchemaSHA256 == "" ||
+		len(c.FingerprintState) == 0 || c.UserMessages == 0 || c.ToolResults == 0 {
+		t.Fatalf("checkpoint header %+v", c)
+	}
+
+	// The session goes on: append the tail, replay again from the checkpoint.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(bytes.Join(ls[600:], nil))
+	f.Close()
+	// Partial replay through a sequence past the checkpoint uses it too.
+	got, note = replayFile(t, path, cp, reducer.StreamOptions{Through: 870, HasThrough: true})
+	if got != fromZero(t, full, 870) || !strings.Contains(note, "resumed") {
+		t.Fatalf("through 870: differs or note %q", note)
+	}
+	got, note = replayFile(t, path, cp, reducer.StreamOptions{})
+	if want := fromZero(t, full, -1); got != want {
+		t.Fatalf("replay from checkpoint + tail differs from replay from zero:\n got %.300s\nwant %.300s", got, want)
+	}
+	if !strings.Contains(note, "resumed from checkpoint at sequence 599") || !strings.Contains(note, "read 300 new events") {
+		t.Fatalf("note %q", note)
+	}
+	// ... and one before it cannot: replay from zero.
+	got, note = replayFile(t, path, cp, reducer.StreamOptions{Through: 10, HasThrough: true})
+	if got != fromZero(t, full, 10) || !strings.Contains(note, "past --through") {
+		t.Fatalf("through 10: differs or note %q", note)
+	}
+	// The source is never rewritten.
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, full) {
+		t.Fatal("the journal changed")
+	}
+}
+
+func TestCheckpointOfReferenceTrace(t *testing.T) {
+	data, err := os.ReadFile("../testdata/good/s07-session-replay.trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(data)
+	dir := t.TempDir()
+	path, cp := filepath.Join(dir, "s07.jsonl"), filepath.Join(dir, "cp")
+	os.WriteFile(path, bytes.Join(ls[:3], nil), 0o644)
+	replayFile(t, path, cp, reducer.StreamOptions{})
+	os.WriteFile(path, data, 0o644)
+	got, note := replayFile(t, path, cp, reducer.StreamOptions{Through: 4, HasThrough: true})
+	if !strings.Contains(note, "resumed") {
+		t.Fatalf("note %q", note)
+	}
+	var st struct{ Fingerprint string }
+	json.Unmarshal([]byte(got), &st)
+	if st.Fingerprint != "1288ae16a0df9408d7a7394b16e7f29367b34832eeca1d9488ca8a410be3cb2e" {
+		t.Fatalf("fingerprint through 4 after resume: %s", st.Fingerprint)
+	}
+}
+
+// TestStaleCheckpointIgnored changes the source, the checkpoint or the
+// versions in every way the checks cover: each time the checkpoint is
+// ignored, the replay starts from zero and its result is still right.
+func TestStaleCheckpointIgnored(t *testing.T) {
+	full := tracegen.Bytes(tracegen.Options{Events: 400, Seed: 2})
+	ls := lines(full)
+	prefix := bytes.Join(ls[:300], nil)
+	flip := func(b []byte, at int, from, to string) []byte {
+		out := bytes.Clone(b)
+		i := at + bytes.Index(out[at:], []byte(from))
+		copy(out[i:], to)
+		return out
+	}
+	lastOff := len(prefix) - len(ls[299])
+	cases := []struct {
+		name   string
+		source []byte // the journal after the checkpoint was made
+		header func(*reducer.Checkpoint)
+		raw    string // replaces the checkpoint file
+		full   bool   // verify the whole prefix
+		reason string
+	}{
+		{name: "truncated", source: bytes.Join(ls[:200], nil), reason: "shorter"},
+		{name: "last line edited", source: append(flip(prefix, lastOff, `"evt-299"`, `"evt-29X"`), bytes.Join(ls[300:], nil)...), reason: "last checkpointed line"},
+		{name: "first line edited", source: append(flip(prefix, 0, `"max_turns":400`, `"max_turns":401`), bytes.Join(ls[300:], nil)...), reason: "first line"},
+		{name: "sample digest differs", source: full, header: func(c *reducer.Checkpoint) { c.Source.SampleSHA256 = strings.Repeat("0", 64) }, reason: "sampled"},
+		{name: "middle edited, full check", source: append(flip(prefix, len(prefix)/3, `"clean"`, `"CLEAN"`), bytes.Join(ls[300:], nil)...), full: true, reason: "prefix changed"},
+		{name: "reducer version", source: full, header: func(c *reducer.Checkpoint) { c.ReducerVersion = "replay/0" }, reason: "reducer version"},
+		{name: "schema", source: full, header: func(c *reducer.Checkpoint) { c.SchemaSHA256 = "x" }, reason: "schema"},
+		{name: "garbage", source: full, raw: "not a checkpoint\n", reason: "ignored"},
+		{name: "empty file", source: full, raw: "", reason: "ignored"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path, cp := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "cp")
+			os.WriteFile(path, prefix, 0o644)
+			replayFile(t, path, cp, reducer.StreamOptions{})
+			if tc.header != nil {
+				data, _ := os.ReadFile(cp)
+				head, rest, _ := bytes.Cut(data, []byte("\n"))
+				var c reducer.Checkpoint
+				json.Unmarshal(head, &c)
+				tc.header(&c)
+				head, _ = json.Marshal(&c)
+				os.WriteFile(cp, append(append(head, '\n'), rest...), 0o644)
+			}
+			if tc.raw != "" || tc.name == "empty file" {
+				os.WriteFile(cp, []byte(tc.raw), 0o644)
+			}
+			os.WriteFile(path, tc.source, 0o644)
+			p, note, err := reducer.ReplayFile(path, cp, reducer.StreamOptions{}, tc.full)
+			if err != nil {
+				// A source that no longer validates is reported as such.
+				if _, jerr := journal.Read(bytes.NewReader(tc.source), "f"); jerr == nil {
+					t.Fatalf("ReplayFile: %v", err)
+				}
+				return
+			}
+			if !strings.Contains(note, "ignored") || !strings.Contains(note, tc.reason) {
+				t.Fatalf("note %q, want ignored because %q", note, tc.reason)
+			}
+			st, _ := p.State()
+			if got := stateJSON(t, st); got != fromZero(t, tc.source, -1) {
+				t.Fatal("replay from zero after ignoring the checkpoint differs")
+			}
+		})
+	}
+}
+
+// TestCheckpointTailInvariants: the tail is checked against the prefix's
+// ids and sequence, as in a replay from zero.
+func TestCheckpointTailInvariants(t *testing.T) {
+	full := tracegen.Bytes(tracegen.Options{Events: 300, Seed: 4})
+	ls := lines(full)
+	dir := t.TempDir()
+	path, cp := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "cp")
+	os.WriteFile(path, bytes.Join(ls[:200], nil), 0o644)
+	replayFile(t, path, cp, reducer.StreamOptions{})
+	for _, tc := range []struct {
+		name string
+		tail []byte
+		code journal.Code
+	}{
+		{"duplicate id of the prefix", bytes.Replace(ls[200], []byte(`"evt-200"`), []byte(`"evt-017"`), 1), journal.DuplicateEventID},
+		{"gap", bytes.Replace(ls[201], []byte(`"evt-201"`), []byte(`"evt-9999"`), 1), journal.SequenceGap},
+		{"parent not earlier", bytes.Replace(ls[200], []byte(`"parent_event_id":"evt-199"`), []byte(`"parent_event_id":"evt-250"`), 1), journal.ParentNotEarlier},
+	} {
+		os.WriteFile(path, append(bytes.Join(ls[:200], nil), tc.tail...), 0o644)
+		_, note, err := reducer.ReplayFile(path, cp, reducer.StreamOptions{}, false)
+		if !errors.Is(err, &journal.Error{Code: tc.code, Line: 201}) {
+			t.Errorf("%s: got %v (%s), want %s on line 201", tc.name, err, note, tc.code)
+		}
+	}
+}
+
+func TestStreamReplayMatchesInMemory(t *testing.T) {
+	data := tracegen.Bytes(tracegen.Options{Events: 2500, Seed: 9})
+	p, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := p.State()
+	if stateJSON(t, st) != fromZero(t, data, -1) {
+		t.Fatal("StreamReplay differs from Replay")
+	}
+	j, _ := journal.Read(bytes.NewReader(data), "f")
+	np, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{Normalized: true})
+	if err != nil || np.Fingerprint() != reducer.NormalizedFingerprint(j.Values()) {
+		t.Fatalf("normalized: %v", err)
+	}
+	for _, through := range []int64{-1, 2500, 100000} {
+		_, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{Through: through, HasThrough: true})
+		var re *reducer.RangeError
+		if !errors.As(err, &re) || re.Len != 2500 {
+			t.Errorf("through %d: %v", through, err)
+		}
+	}
+}
