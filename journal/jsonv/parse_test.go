@@ -81,7 +81,7 @@ func rejectCases() []rejectCase {
 		{"hex number", `0x10`, ErrTrailingData, 1, ""},
 		{"lowercase nan", `nan`, ErrInvalidJSON, 1, "unexpected 'a' in literal null"},
 		{"partial NaN", `Na`, ErrInvalidJSON, 0, ""},
-		{"control char", "\"a\x01b\"", ErrInvalidJSON, 2, "unescaped control character byte 0x01 in string"},
+		{"control char", "\"a\x01b\"", ErrInvalidJSON, 2, "unescaped control character U+0001 in string"},
 		{"raw newline", "[\"a\nb\"]", ErrInvalidJSON, 3, ""},
 		{"raw tab", "\"\t\"", ErrInvalidJSON, 1, ""},
 		{"bad escape", `"ab\x"`, ErrInvalidJSON, 3, `invalid escape \x`},

@@ -468,7 +468,7 @@ func scanString(src []byte, i int) (int, bool, *SyntaxError) {
 				return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "invalid escape \\" + describeEsc(src, i+1)}
 			}
 		case c < 0x20:
-			return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "unescaped control character " + describe(src, i) + " in string"}
+			return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: fmt.Sprintf("unescaped control character U+%04X in string", c)}
 		case c < utf8.RuneSelf:
 			i++ // a false hit from the word test
 		default:
