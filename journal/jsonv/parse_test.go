@@ -350,3 +350,31 @@ func TestAllocs(t *testing.T) {
 		t.Errorf("Parse: %.1f allocations per line, want at most 3", per)
 	}
 }
+
+func TestAppendCanonicalBuilt(t *testing.T) {
+	// Obj may hold duplicate keys; sorting keeps them in the given order.
+	v := Obj(M("b", Int(1)), M("a", Int(2)), M("b", Int(3)), M("a", Int(4)))
+	if got, want := string(v.AppendCanonical(nil)), `{"a":2,"a":4,"b":1,"b":3}`; got != want {
+		t.Errorf("duplicates: got %s want %s", got, want)
+	}
+	if got, want := string(v.AppendJSON(nil)), `{"b":1,"a":2,"b":3,"a":4}`; got != want {
+		t.Errorf("AppendJSON: got %s want %s", got, want)
+	}
+	// Wide objects take the library sort; compare with the scanner's.
+	var ms []Member
+	for i := 39; i >= 0; i-- {
+		ms = append(ms, M(fmt.Sprintf("k%s%02d", []string{"é", "a"}[i%2], i), Arr(Obj(M("z", NullValue()), M("y", Float(0.5))))))
+	}
+	wide := Obj(ms...)
+	got := wide.AppendCanonical(nil)
+	want, err := canonical(wide.AppendJSON(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("wide object:\n got %s\nwant %s", got, want)
+	}
+	if n := testing.AllocsPerRun(10, func() { got = wide.AppendCanonical(got[:0]) }); n > 1 {
+		t.Errorf("AppendCanonical of a 40-member object: %v allocations, want at most 1 (its index)", n)
+	}
+}

@@ -18,8 +18,9 @@ package jsonv
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -320,24 +321,59 @@ func (v Value) appendTo(dst []byte, sorted bool) []byte {
 		return append(dst, ']')
 	case Object:
 		ms := v.obj
-		if sorted && len(ms) > 1 && !sort.SliceIsSorted(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key }) {
-			ms = append([]Member(nil), ms...)
-			// Go compares strings bytewise; for valid UTF-8 that is code
-			// point order, which is the order Python's sort_keys uses.
-			sort.SliceStable(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key })
-		}
 		dst = append(dst, '{')
-		for i, m := range ms {
-			if i > 0 {
+		if !sorted || len(ms) < 2 {
+			for i, m := range ms {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = AppendPyString(dst, m.Key)
+				dst = append(dst, ':')
+				dst = m.Value.appendTo(dst, sorted)
+			}
+			return append(dst, '}')
+		}
+		// Sort member indices rather than members, on the stack for
+		// the usual small object.
+		var small [16]int
+		idx := small[:0]
+		if len(ms) > len(small) {
+			idx = make([]int, 0, len(ms))
+		}
+		for i := range ms {
+			idx = append(idx, i)
+		}
+		sortKeys(ms, idx)
+		for j, i := range idx {
+			if j > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendPyString(dst, m.Key)
+			dst = AppendPyString(dst, ms[i].Key)
 			dst = append(dst, ':')
-			dst = m.Value.appendTo(dst, sorted)
+			dst = ms[i].Value.appendTo(dst, sorted)
 		}
 		return append(dst, '}')
 	}
 	return append(dst, "null"...)
+}
+
+// sortKeys stably sorts idx by the keys of the members it indexes. Go
+// compares strings bytewise; for valid UTF-8 that is code point order, the
+// order of Python's sort_keys. Stability keeps duplicate keys (which only
+// Obj can make) in the order given.
+func sortKeys(ms []Member, idx []int) {
+	if len(idx) > 24 {
+		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(ms[a].Key, ms[b].Key) })
+		return
+	}
+	for j := 1; j < len(idx); j++ {
+		x := idx[j]
+		k := j
+		for ; k > 0 && ms[x].Key < ms[idx[k-1]].Key; k-- {
+			idx[k] = idx[k-1]
+		}
+		idx[k] = x
+	}
 }
 
 const hexDigits = "0123456789abcdef"
