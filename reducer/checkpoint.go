@@ -116,6 +116,9 @@ type StreamOptions struct {
 	// Normalized hashes the normalized encoding (no session_id, timestamp or
 	// provenance.run_id). It cannot be combined with From.
 	Normalized bool
+	// FingerprintOnly computes the fingerprint without the view, so memory
+	// stays flat whatever the journal's length; State is then empty.
+	FingerprintOnly bool
 }
 
 // Progress is a finished streaming replay.
@@ -192,12 +195,24 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 	if opt.HasThrough {
 		through = opt.Through
 	}
-	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Payloads: replayPayloads, Resume: resume}, func(e *journal.Entry) error {
+	payloads := replayPayloads
+	if opt.FingerprintOnly {
+		payloads = nil
+	}
+	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Payloads: payloads, Resume: resume}, func(e *journal.Entry) error {
 		p.total++
 		if e.Event.Sequence > through {
 			return nil
 		}
-		p.red.ApplyCanonical(e.Canonical, e.Event)
+		if opt.FingerprintOnly {
+			if p.red.n > 0 {
+				p.red.hash.Write([]byte{','})
+			}
+			p.red.hash.Write(e.Canonical)
+			p.red.n++
+		} else {
+			p.red.ApplyCanonical(e.Canonical, e.Event)
+		}
 		p.applied++
 		p.lastSeq, p.line, p.offset, p.lastOff = e.Event.Sequence, e.Line, e.End, e.Offset
 		if opt.Anchors {

@@ -239,9 +239,13 @@ func TestStreamReplayMatchesInMemory(t *testing.T) {
 		t.Fatal("StreamReplay differs from Replay")
 	}
 	j, _ := journal.Read(bytes.NewReader(data), "f")
-	np, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{Normalized: true})
+	np, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{Normalized: true, FingerprintOnly: true})
 	if err != nil || np.Fingerprint() != reducer.NormalizedFingerprint(j.Values()) {
 		t.Fatalf("normalized: %v", err)
+	}
+	fp, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{FingerprintOnly: true, Through: 1000, HasThrough: true})
+	if err != nil || fp.Fingerprint() != reducer.FingerprintValues(j.Values()[:1001]) {
+		t.Fatalf("fingerprint only: %v", err)
 	}
 	for _, through := range []int64{-1, 2500, 100000} {
 		_, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{Through: through, HasThrough: true})

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
@@ -66,7 +69,7 @@ func runValidate(e *env, args []string) int {
 	return status
 }
 
-// loadJournal reads a single-run journal for replay, fingerprint and branch.
+// loadJournal reads a single-run journal into memory, for branch.
 func loadJournal(e *env, cmd, path string) (*journal.Journal, int) {
 	r, name, err := openInput(e, path)
 	if err != nil {
@@ -93,12 +96,20 @@ func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
 }
 
 func runReplay(e *env, args []string) int {
-	fs := newFlags(e, "replay", "replay FILE [--through N] [--json]",
+	fs := newFlags(e, "replay", "replay FILE [--through N] [--json] [--checkpoint PATH [--verify-prefix]]",
 		"Replay a single-run journal and print the view it rebuilds: user messages,\n"+
 			"assistant messages (a streamed response counts once, by its final delta), tool\n"+
-			"results, stop reason, and the fingerprint of the replayed prefix.")
+			"results, stop reason, and the fingerprint of the replayed prefix. The file is\n"+
+			"read in one streaming pass; it is never held in memory.\n\n"+
+			"With --checkpoint PATH, a checkpoint in PATH (written by an earlier replay of the\n"+
+			"same file) is checked against the file and, when it matches, only the events\n"+
+			"after it are read; afterwards PATH is refreshed to cover the whole file. A\n"+
+			"missing, stale or unreadable checkpoint is ignored (a note on stderr says why)\n"+
+			"and the replay starts from event zero. The journal itself is never changed.")
 	through := fs.Int64("through", -1, "replay events 0..N only (inclusive)")
 	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
+	cpPath := fs.String("checkpoint", "", "read and refresh a replay checkpoint in `PATH`")
+	verifyPrefix := fs.Bool("verify-prefix", false, "with --checkpoint: also rehash the whole checkpointed prefix before trusting it")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -106,26 +117,130 @@ func runReplay(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	j, code := loadJournal(e, "replay", path)
-	if j == nil {
-		return code
-	}
-	var st reducer.ReplayState
-	if fs.Changed("through") {
-		var err error
-		if st, err = reducer.ReplayThrough(j, *through); err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck replay: --through: %v\n", err)
+	opt := reducer.StreamOptions{Through: *through, HasThrough: fs.Changed("through")}
+	var p *reducer.Progress
+	if *cpPath != "" {
+		if path == "-" {
+			fmt.Fprintln(e.stderr, "tracecheck replay: --checkpoint needs a FILE, not standard input")
 			return exitUsage
 		}
+		var note string
+		var err error
+		p, note, err = reducer.ReplayFile(path, *cpPath, opt, *verifyPrefix)
+		if note != "" {
+			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", note)
+		}
+		if code := replayError(e, "replay", err); code != exitOK {
+			return code
+		}
 	} else {
-		st = reducer.Replay(j)
+		r, name, err := openInput(e, path)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
+			return exitUsage
+		}
+		p, err = reducer.StreamReplay(r, name, opt)
+		r.Close()
+		if code := replayError(e, "replay", err); code != exitOK {
+			return code
+		}
 	}
+	st, err := p.State()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
+		return exitFailed
+	}
+	bw := bufio.NewWriterSize(e.stdout, 64<<10)
 	if *asJSON {
-		e.stdout.Write(append(st.Value().AppendJSON(nil), '\n'))
+		writeStateJSON(bw, st)
+	} else {
+		printState(bw, st)
+	}
+	if err := bw.Flush(); err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// writeStateJSON writes st.Value().AppendJSON and a newline, piece by piece,
+// so that a long journal's view is never built twice in memory.
+func writeStateJSON(w *bufio.Writer, st reducer.ReplayState) {
+	buf := make([]byte, 0, 64<<10)
+	flush := func() {
+		if len(buf) > 32<<10 {
+			w.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	strs := func(ss []string) {
+		buf = append(buf, '[')
+		for i, s := range ss {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = jsonv.AppendPyString(buf, s)
+			flush()
+		}
+		buf = append(buf, ']')
+	}
+	buf = append(buf, `{"session_id":`...)
+	buf = jsonv.AppendPyString(buf, st.SessionID)
+	buf = append(buf, `,"run_id":`...)
+	buf = jsonv.AppendPyString(buf, st.RunID)
+	buf = append(buf, `,"applied_sequences":[`...)
+	for i, q := range st.AppliedSequences {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, q, 10)
+		flush()
+	}
+	buf = append(buf, `],"user_messages":`...)
+	strs(st.UserMessages)
+	buf = append(buf, `,"assistant_messages":`...)
+	strs(st.AssistantMessages)
+	buf = append(buf, `,"tool_results":[`...)
+	for i, v := range st.ToolResults {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = v.AppendJSON(buf)
+		flush()
+	}
+	buf = append(buf, `],"stop_reason":`...)
+	if st.StopReason != nil {
+		buf = jsonv.AppendPyString(buf, *st.StopReason)
+	} else {
+		buf = append(buf, "null"...)
+	}
+	buf = append(buf, `,"fingerprint":`...)
+	buf = jsonv.AppendPyString(buf, st.Fingerprint)
+	buf = append(buf, '}', '\n')
+	w.Write(buf)
+}
+
+// replayError reports a streaming replay's error: a --through out of range
+// is a usage error, a missing file too, a journal problem a failure.
+func replayError(e *env, cmd string, err error) int {
+	if err == nil {
 		return exitOK
 	}
-	printState(e.stdout, st)
-	return exitOK
+	var re *reducer.RangeError
+	var je *journal.Error
+	switch {
+	case errors.As(err, &re):
+		fmt.Fprintf(e.stderr, "tracecheck %s: --through: %v\n", cmd, err)
+		return exitUsage
+	case errors.As(err, &je):
+		fmt.Fprintln(e.stderr, err)
+		return exitFailed
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
+		fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
+		return exitUsage
+	}
+	fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
+	return exitFailed
 }
 
 func printState(w io.Writer, st reducer.ReplayState) {
@@ -162,23 +277,18 @@ func runFingerprint(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	j, code := loadJournal(e, "fingerprint", path)
-	if j == nil {
+	r, name, err := openInput(e, path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck fingerprint: %v\n", err)
+		return exitUsage
+	}
+	defer r.Close()
+	p, err := reducer.StreamReplay(r, name, reducer.StreamOptions{
+		Through: *through, HasThrough: fs.Changed("through"), Normalized: *normalized, FingerprintOnly: true})
+	if code := replayError(e, "fingerprint", err); code != exitOK {
 		return code
 	}
-	vals := j.Values()
-	if fs.Changed("through") {
-		if *through < 0 || *through >= int64(len(vals)) {
-			fmt.Fprintf(e.stderr, "tracecheck fingerprint: --through: %v\n", &reducer.RangeError{Sequence: *through, Len: len(vals)})
-			return exitUsage
-		}
-		vals = vals[:*through+1]
-	}
-	if *normalized {
-		fmt.Fprintln(e.stdout, reducer.NormalizedFingerprint(vals))
-	} else {
-		fmt.Fprintln(e.stdout, reducer.FingerprintValues(vals))
-	}
+	fmt.Fprintln(e.stdout, p.Fingerprint())
 	return exitOK
 }
 
