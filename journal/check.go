@@ -115,6 +115,25 @@ func (s *idSet) has(id string) bool {
 	return ok
 }
 
+// setRange sets bits [lo, hi), a word at a time.
+func (s *idSet) setRange(lo, hi int) {
+	if hi <= lo {
+		return
+	}
+	if need := (hi + 63) / 64; need > len(s.bits) {
+		s.bits = append(s.bits, make([]uint64, need-len(s.bits))...)
+	}
+	for k := lo; k < hi; {
+		if k%64 == 0 && hi-k >= 64 {
+			s.bits[k/64] = ^uint64(0)
+			k += 64
+			continue
+		}
+		s.bits[k/64] |= 1 << (k % 64)
+		k++
+	}
+}
+
 // remove undoes add(id) for an id that was not in the set before.
 func (s *idSet) remove(id string) {
 	if k, ok := refIndex(id); ok && k/64 < len(s.bits) && s.bits[k/64]&(1<<(k%64)) != 0 {
@@ -202,12 +221,7 @@ func (c *RunChecker) UnmarshalBinary(b []byte) error {
 		if start+n > 1<<40 {
 			return bad
 		}
-		for k := int(start); k < int(start+n); k++ {
-			for k/64 >= len(c.ids.bits) {
-				c.ids.bits = append(c.ids.bits, 0)
-			}
-			c.ids.bits[k/64] |= 1 << (k % 64)
-		}
+		c.ids.setRange(int(start), int(start+n))
 	}
 	no := d.uvarint()
 	for i := uint64(0); i < no && d.err == nil; i++ {

@@ -1,6 +1,7 @@
 package reducer_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -98,5 +99,87 @@ func BenchmarkScan(b *testing.B) {
 	})
 }
 
-var _ = fmt.Sprint
-var _ = io.EOF
+// writeJournal writes the first n events of a generated journal to path
+// and returns the generator positioned after them.
+func writeJournal(b *testing.B, path string, n int, total int) *tracegen.Generator {
+	b.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	g := tracegen.New(tracegen.Options{Events: total, Seed: 1})
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := 0; i < n; i++ {
+		w.Write(g.Next())
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
+
+// BenchmarkCheckpointResume replays a journal whose first `prior` events
+// are covered by a checkpoint and whose last 100 are new: verify the
+// checkpoint against the file, seek, read and check the tail, and produce
+// the fingerprint. "resume" leaves the checkpoint's projection on disk;
+// "resume+view" also reads it back (proportional to the view, not to the
+// events). The acceptance: prior=1000000 within 2x of prior=1000.
+func BenchmarkCheckpointResume(b *testing.B) {
+	const tail = 100
+	for _, prior := range []int{1000, 1000000} {
+		if prior > 100000 && testing.Short() {
+			continue
+		}
+		dir := b.TempDir()
+		path, cpPath := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "s.cp")
+		g := writeJournal(b, path, prior, prior+tail)
+		if _, _, err := reducer.ReplayFile(path, cpPath, reducer.StreamOptions{}, false); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for line := g.Next(); line != nil; line = g.Next() {
+			f.Write(line)
+		}
+		f.Close()
+		for _, view := range []bool{false, true} {
+			name := fmt.Sprintf("prior=%d/resume", prior)
+			if view {
+				name += "+view"
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					cp, err := reducer.LoadCheckpoint(cpPath)
+					if err != nil {
+						b.Fatal(err)
+					}
+					src, err := os.Open(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					fi, _ := src.Stat()
+					if err := cp.Verify(src, fi.Size(), false); err != nil {
+						b.Fatal(err)
+					}
+					src.Seek(cp.Offset, io.SeekStart)
+					p, err := reducer.StreamReplay(src, path, reducer.StreamOptions{From: cp})
+					src.Close()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if p.Applied() != prior+tail || p.Fingerprint() == "" {
+						b.Fatalf("applied %d", p.Applied())
+					}
+					if view {
+						if _, err := p.State(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
