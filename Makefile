@@ -30,8 +30,30 @@ fuzz:
 		done; \
 	done
 
-bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+# Benchmarks (never in CI). `make gen` writes the generated trace;
+# `make bench` runs tracecheck and the Python peer side by side on it
+# (fingerprints must agree), then the go test benchmarks on the same file
+# (MB/s, allocs/event; checkpoint resume after 1k vs 1M events).
+BENCH_EVENTS ?= 200000
+BENCH_TRACE  := bench/out/trace-$(BENCH_EVENTS).jsonl
+BENCH_RUNS   ?= 3
+
+.PHONY: gen bench-side bench-go
+gen: $(BENCH_TRACE)
+
+$(BENCH_TRACE):
+	@mkdir -p bench/out
+	$(GO) run ./bench/gentrace -events $(BENCH_EVENTS) -o $@
+
+bench: bench-side bench-go
+
+bench-side: build gen
+	python3 bench/run.py $(BIN) $(BENCH_TRACE) --runs $(BENCH_RUNS)
+
+bench-go: gen
+	TRACECHECK_BENCH_FILE=$(CURDIR)/$(BENCH_TRACE) $(GO) test -run='^$$' -bench='ReplayStream|Validate|Scan' -benchtime=5x ./reducer
+	$(GO) test -run='^$$' -bench='CheckpointResume' -benchtime=200x ./reducer
+	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v '/reducer$$')
 
 clean:
 	rm -rf bin bench/out
