@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/journal/store"
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
@@ -22,8 +24,14 @@ const ForbiddenPayloadKey = "chain_of_thought"
 // scenario's expectations (the reference catalog's checks: event count,
 // focus event types, run ids, no chain_of_thought; plus the replayed stop
 // reason, assistant messages and unanswered calls when the scenario states
-// them), and that reducer.History rebuilds from each run's journal exactly
-// the history the live agent held. It returns one message per problem; none
+// them), that every run is a valid journal on its own, and that
+// reducer.History rebuilds from each run's journal exactly the history the
+// live agent held. For a scenario with resumes it also checks the session
+// store's promises: the file is a valid store session whose runs are the
+// rendered ones, every run left the bytes before it unchanged (each run's
+// file is a prefix of every later one, and a resume appended at the end of
+// what the run before it left), and each resume repaired the calls
+// expect.repaired_calls names. It returns one message per problem; none
 // means the render is valid.
 func Check(r *Rendered) []string {
 	sc := r.Scenario
@@ -87,6 +95,15 @@ func Check(r *Rendered) []string {
 		}
 	}
 
+	for _, run := range r.Runs[1:] {
+		if _, err := journal.New(run.Events); err != nil {
+			add("run %s is not a valid journal on its own: %v", run.RunID, err)
+		}
+	}
+	if len(sc.Resumes) > 0 {
+		problems = append(problems, checkResumes(r)...)
+	}
+
 	for _, run := range r.Runs {
 		events := append(append([]journal.Event(nil), run.Inherited...), run.Events...)
 		h, err := reducer.History(events, sc.HistoryConfig())
@@ -96,6 +113,88 @@ func Check(r *Rendered) []string {
 		}
 		if diff := cmp.Diff(run.History, h, cmp.Comparer(jsonv.Equal)); diff != "" {
 			add("run %s: the history rebuilt from the journal differs from the live one (-live +rebuilt):\n%s", run.RunID, diff)
+		}
+	}
+	return problems
+}
+
+// checkResumes checks what the store promises a session resumed by the
+// scenario's resumes: see Check.
+func checkResumes(r *Rendered) []string {
+	sc := r.Scenario
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	if len(r.Runs) != 1+len(sc.Resumes) {
+		add("%d runs rendered for 1 run and %d resumes", len(r.Runs), len(sc.Resumes))
+		return problems
+	}
+	// The bytes as a session file: valid for the store, with the runs and
+	// resume markers rendered.
+	dir, err := os.MkdirTemp("", "tracecheck-check-")
+	if err != nil {
+		add("%v", err)
+		return problems
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(dir)
+	var path string
+	if err == nil {
+		path, err = st.Path(sc.SessionID)
+	}
+	if err == nil {
+		err = os.WriteFile(path, r.Bytes, 0o644)
+	}
+	if err != nil {
+		add("%v", err)
+		return problems
+	}
+	rep, err := st.Check(sc.SessionID, false)
+	if err != nil {
+		add("not a valid session file: %v", err)
+	} else {
+		var got, want []string
+		for _, run := range rep.Runs {
+			got = append(got, fmt.Sprintf("%s(%d events, resumes %q)", run.RunID, run.Events, run.ResumesRunID))
+		}
+		prev := ""
+		for _, run := range r.Runs {
+			want = append(want, fmt.Sprintf("%s(%d events, resumes %q)", run.RunID, len(run.Events), prev))
+			prev = run.RunID
+		}
+		if !slices.Equal(got, want) {
+			add("the session file holds the runs [%s], expected [%s]", strings.Join(got, ", "), strings.Join(want, ", "))
+		}
+	}
+
+	// Append-only: what each run left is a prefix of everything after it,
+	// and each resume appended right at its end.
+	for i, run := range r.Runs {
+		if run.File == nil {
+			add("run %s: the session file was not read when it ended", run.RunID)
+			continue
+		}
+		if !bytes.HasPrefix(r.Bytes, run.File) {
+			add("run %s: the %d bytes of the session file when it ended are not an unchanged prefix of the final file", run.RunID, len(run.File))
+		}
+		if i > 0 && run.Resumed != nil {
+			if prev := r.Runs[i-1].File; run.Resumed.Offset != int64(len(prev)) || !bytes.HasPrefix(run.File, prev) {
+				add("run %s: the resume appended at offset %d, but the run before it left %d bytes", run.RunID, run.Resumed.Offset, len(prev))
+			}
+		}
+	}
+
+	if sc.Expect.RepairedCalls != nil {
+		for i, run := range r.Runs[1:] {
+			ids := []string{}
+			if run.Resumed != nil {
+				for _, c := range run.Resumed.Repaired {
+					ids = append(ids, c.ID)
+				}
+			}
+			if want := sc.Expect.RepairedCalls[i]; !slices.Equal(ids, want) {
+				add("resume %d (run %s) repaired the calls [%s], expected [%s]", i+1, run.RunID, strings.Join(ids, ", "), strings.Join(want, ", "))
+			}
 		}
 	}
 	return problems

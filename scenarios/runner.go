@@ -1,20 +1,31 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/journal/store"
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
 // ClockStart is the reference's fixed clock: an event's timestamp is
-// ClockStart plus its sequence in seconds.
+// ClockStart plus its sequence in seconds. In a session of several runs
+// (a scenario with resumes) the clock runs across the whole session: an
+// event's timestamp is ClockStart plus its position in the session file,
+// which for the first run is its sequence.
 var ClockStart = time.Date(2026, 8, 10, 0, 0, 0, 0, time.UTC)
+
+// Stamp is the fixed clock's timestamp of the event at position pos.
+func Stamp(pos int64) string {
+	return ClockStart.Add(time.Duration(pos) * time.Second).Format("2006-01-02T15:04:05Z")
+}
 
 // Stop reasons.
 const (
@@ -39,9 +50,18 @@ type Run struct {
 	History []reducer.Message
 	// Requests are the histories the model was shown, one per model.request.
 	Requests [][]reducer.Message
-	// Inherited is the parent prefix a continued branch starts from (nil for
-	// the first run).
+	// Inherited is what the run starts from: the parent prefix of a
+	// continued branch, or every event before a resumed run in its session
+	// file (nil for the first run).
 	Inherited []journal.Event
+	// Resumed is the resume that started the run (nil unless the run is a
+	// resume): the repaired calls, the events the resume appended (the
+	// first of Events) and the history the run started from.
+	Resumed *reducer.Resumed
+	// File is the session file's bytes when the run's writer was closed
+	// (scenarios with resumes only): what every later run must leave
+	// unchanged.
+	File []byte
 }
 
 // Rendered is a scenario's rendered trace.
@@ -49,17 +69,33 @@ type Rendered struct {
 	Scenario *Scenario
 	Runs     []*Run
 	Events   []journal.Event // every run's events, in file order
-	Bytes    []byte          // the golden layout of Events
+	// Bytes is the golden layout of Events; for a scenario with resumes, the
+	// bytes of the session file the store wrote (Render checks that the two
+	// are the same).
+	Bytes []byte
+	// SessionFile is the session file of a scenario with resumes rendered
+	// into a caller's directory (RenderDir); "" otherwise.
+	SessionFile string
 }
 
 // recorder emits events with the reference's deterministic identity: ids
 // evt-NNN of the sequence, timestamps from ClockStart, each event's parent
 // the previous event.
+//
+// With a store writer (a scenario with resumes) every event is appended
+// durably as it is emitted, and its ID and timestamp follow its position
+// in the session file: base (the events before the run) plus its
+// sequence, the ID being the writer's NextEventID. For the first run that
+// is the same evt-NNN of the sequence; a resumed run goes on with the
+// session's numbering, since evt-000 is taken (the store would reject it
+// with ErrConflict).
 type recorder struct {
 	sessionID string
 	prov      journal.Provenance
 	events    []journal.Event
 	parent    string
+	base      int64
+	w         *store.Writer
 
 	interrupt *Interrupt
 	seen      map[string]int
@@ -72,12 +108,15 @@ var errInterrupted = errors.New("run interrupted")
 func (r *recorder) emit(typ string, actor journal.Actor, payload jsonv.Value) error {
 	seq := int64(len(r.events))
 	id := fmt.Sprintf("evt-%03d", seq)
+	if r.w != nil {
+		id = r.w.NextEventID()
+	}
 	r.events = append(r.events, journal.Event{
 		TraceVersion:  journal.TraceVersion,
 		EventID:       id,
 		SessionID:     r.sessionID,
 		Sequence:      seq,
-		Timestamp:     ClockStart.Add(time.Duration(seq) * time.Second).Format("2006-01-02T15:04:05Z"),
+		Timestamp:     Stamp(r.base + seq),
 		Type:          typ,
 		Actor:         actor,
 		Payload:       payload,
@@ -86,6 +125,11 @@ func (r *recorder) emit(typ string, actor journal.Actor, payload jsonv.Value) er
 		ParentEventID: r.parent,
 	})
 	r.parent = id
+	if r.w != nil {
+		if _, err := r.w.AppendEvent(&r.events[len(r.events)-1]); err != nil {
+			return err
+		}
+	}
 	if r.interrupt != nil && r.interrupt.After == typ {
 		r.seen[typ]++
 		if r.seen[typ] == r.interrupt.Occurrence {
@@ -262,10 +306,79 @@ func (a *agent) appendToolResult(payload jsonv.Value) {
 }
 
 // Render runs the scenario and its post-run operations and returns the
-// trace. It does not check expectations; see Check.
+// trace. It does not check expectations; see Check. A scenario with
+// resumes is rendered through the session store in a temporary directory
+// that is removed before Render returns (RenderDir).
 func Render(sc *Scenario) (*Rendered, error) {
+	return RenderDir(sc, "")
+}
+
+// RenderDir is Render with the store directory of a scenario with resumes:
+// the session file is written there (dir is created when missing and must
+// not hold the session yet) and kept, and Rendered.SessionFile names it.
+// With dir "" a temporary directory is used and removed. A scenario without
+// resumes is rendered in memory and never touches dir.
+//
+// A scenario with resumes goes through the durable store the way a live
+// agent would: the first run is written event by event through a
+// store.Writer that creates the session (an interrupt leaves the file as a
+// crash would), and the writer is closed; each resume reopens the session
+// with a new writer, resumes it with reducer.ResumeWriter (the resume
+// marker, the persisted repairs, the new user message) and goes on with
+// the agent loop from the history the resume rebuilt from the file,
+// appending every event as it is emitted. The golden is the file's bytes.
+func RenderDir(sc *Scenario, dir string) (*Rendered, error) {
+	r, err := render(sc, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.ID, err)
+	}
+	return r, nil
+}
+
+func render(sc *Scenario, dir string) (*Rendered, error) {
+	var st *store.Store
+	var w *store.Writer
+	if len(sc.Resumes) > 0 {
+		keep := dir != ""
+		if !keep {
+			tmp, err := os.MkdirTemp("", "tracecheck-"+sc.ID+"-")
+			if err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(tmp)
+			dir = tmp
+		}
+		var err error
+		if st, err = store.Create(dir); err != nil {
+			return nil, err
+		}
+		if w, err = st.OpenWriter(sc.SessionID, store.WriterOptions{Create: true}); err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		if !w.Created() {
+			return nil, fmt.Errorf("session %s is already in the store %s: render into a directory without it", sc.SessionID, dir)
+		}
+		out, err := renderFirst(sc, w)
+		if err != nil {
+			return nil, err
+		}
+		if err := out.resumeAll(st, w); err != nil {
+			return nil, err
+		}
+		if keep {
+			out.SessionFile = w.Path()
+		}
+		return out, nil
+	}
+	return renderFirst(sc, nil)
+}
+
+// renderFirst runs the first run and its post-run operations; with w, each
+// event is appended to the session as it is emitted.
+func renderFirst(sc *Scenario, w *store.Writer) (*Rendered, error) {
 	tools := &registry{tools: sc.Tools}
-	rec := &recorder{sessionID: sc.SessionID, prov: sc.Provenance, interrupt: sc.Interrupt, seen: map[string]int{}}
+	rec := &recorder{sessionID: sc.SessionID, prov: sc.Provenance, interrupt: sc.Interrupt, seen: map[string]int{}, w: w}
 	a := &agent{sc: sc, rec: rec, model: fakemodel.New(sc.Turns), tools: tools, compactor: sc.Compactor.Compactor()}
 	if sc.SystemPrompt != "" {
 		a.msgs = append(a.msgs, reducer.Message{Role: reducer.RoleSystem, Content: sc.SystemPrompt})
@@ -285,7 +398,7 @@ func Render(sc *Scenario) (*Rendered, error) {
 		run.StopReason, err = a.loop(1)
 	}
 	if err != nil && !errors.Is(err, errInterrupted) {
-		return nil, fmt.Errorf("%s: %w", sc.ID, err)
+		return nil, err
 	}
 	rec.interrupt = nil // post-run operations are never interrupted
 	run.LoopEvents = len(rec.events)
@@ -295,7 +408,7 @@ func Render(sc *Scenario) (*Rendered, error) {
 	branchPayloads := map[string]jsonv.Value{}
 	for _, op := range sc.AfterRun {
 		if err := out.apply(op, a, branches, branchPayloads); err != nil {
-			return nil, fmt.Errorf("%s: %s (%s): %w", sc.ID, op.Pointer, op.Op, err)
+			return nil, fmt.Errorf("%s (%s): %w", op.Pointer, op.Op, err)
 		}
 	}
 	run.Events = rec.events
@@ -416,5 +529,92 @@ func (out *Rendered) continueBranch(op Operation, b reducer.BranchRecord, lineag
 	run.LoopEvents = len(rec.events)
 	run.History = a.msgs
 	run.Requests = a.model.Requests()
+	return run, nil
+}
+
+// resumeAll closes the first run's writer w, then runs every resume of the
+// scenario, each through its own writer, and sets the rendered bytes from
+// the session file.
+func (out *Rendered) resumeAll(st *store.Store, w *store.Writer) error {
+	first := out.Runs[0]
+	if err := w.Close(); err != nil {
+		return err
+	}
+	var err error
+	if first.File, err = os.ReadFile(w.Path()); err != nil {
+		return err
+	}
+	for _, rs := range out.Scenario.Resumes {
+		run, err := out.resume(st, rs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rs.Pointer, err)
+		}
+		out.Runs = append(out.Runs, run)
+		out.Events = append(out.Events, run.Events...)
+	}
+	file := out.Runs[len(out.Runs)-1].File
+	if enc := journal.EncodeGolden(out.Events); !bytes.Equal(file, enc) {
+		return fmt.Errorf("the session file %s (%d bytes) is not the golden layout of the rendered events (%d bytes)", w.Path(), len(file), len(enc))
+	}
+	out.Bytes = file
+	return nil
+}
+
+// resume reopens the session, resumes it as run rs and runs the agent loop
+// from the resumed history, appending each event as it is emitted.
+func (out *Rendered) resume(st *store.Store, rs Resume) (*Run, error) {
+	sc := out.Scenario
+	w, err := st.OpenWriter(sc.SessionID, store.WriterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	base := int64(w.Position().Events)
+	prov := sc.Provenance
+	prov.RunID = rs.RunID
+	res, err := reducer.ResumeWriter(w, reducer.ResumeOptions{
+		RunID:      rs.RunID,
+		Message:    rs.Message,
+		History:    sc.HistoryConfig(),
+		Provenance: &prov,
+		// The resume's events are the first of the run: sequence 0, 1, ...
+		// at session positions base, base+1, ...
+		Timestamp: func(seq int64) string { return Stamp(base + seq) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	pos := w.Position()
+	if pos.RunID != rs.RunID || pos.NextSequence != int64(len(res.Appended)) {
+		return nil, fmt.Errorf("after the resume the session stands at run %s sequence %d, want run %s sequence %d", pos.RunID, pos.NextSequence, rs.RunID, len(res.Appended))
+	}
+	rec := &recorder{
+		sessionID: sc.SessionID,
+		prov:      prov,
+		events:    slices.Clone(res.Appended),
+		parent:    pos.LastEventID,
+		base:      base,
+		w:         w,
+		interrupt: rs.Interrupt,
+		seen:      map[string]int{},
+	}
+	a := &agent{sc: sc, rec: rec, model: fakemodel.New(rs.Turns), tools: &registry{tools: sc.Tools},
+		compactor: sc.Compactor.Compactor(), msgs: reducer.CloneMessages(res.History)}
+	run := &Run{SessionID: sc.SessionID, RunID: res.RunID, Inherited: slices.Clone(out.Events), Resumed: res}
+	// A resumed run is a new call of the agent: its turns count from 1.
+	run.StopReason, err = a.loop(1)
+	if err != nil && !errors.Is(err, errInterrupted) {
+		return nil, err
+	}
+	run.Events = rec.events
+	run.LoopEvents = len(rec.events)
+	run.History = a.msgs
+	run.Requests = a.model.Requests()
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	if run.File, err = os.ReadFile(w.Path()); err != nil {
+		return nil, err
+	}
 	return run, nil
 }

@@ -3,7 +3,10 @@
 // user.message, model.request, model.response, tool.request, tool.result,
 // context.compact, session.stop) with its fixed clock, evt-NNN ids and
 // parent chain, followed by post-run journal operations (session.replay,
-// session.branch, orphan repair, branch continuation).
+// session.branch, orphan repair, branch continuation), and resumes: later
+// runs of the same session that go through the durable session store
+// (journal/store and reducer.ResumeWriter), whose golden is the session
+// file's bytes.
 //
 // Scenarios are data: one JSON file per scenario, scenarios/<id>.json,
 // validated by schema/scenario.schema.json and embedded in the binary, so a
@@ -63,7 +66,22 @@ type Scenario struct {
 	Turns        []fakemodel.Turn
 	Interrupt    *Interrupt
 	AfterRun     []Operation
-	Expect       Expect
+	// Resumes are the session's later runs, in order. A scenario with
+	// resumes is rendered through the session store (see RenderDir).
+	Resumes []Resume
+	Expect  Expect
+}
+
+// Resume is one later run of the session: the session is reopened from
+// its file and resumed (reducer.ResumeWriter: the resume marker, a
+// synthesized tool.result for every call left open, the new user message),
+// then the agent loop goes on with Turns.
+type Resume struct {
+	Pointer   string // JSON pointer of the resume in its file
+	RunID     string
+	Message   string // "" appends no user.message
+	Turns     []fakemodel.Turn
+	Interrupt *Interrupt // counts only the events the run's agent loop emits
 }
 
 // CompactorSpec configures the reference's ContextCompactor with a fixed
@@ -128,6 +146,9 @@ type Expect struct {
 	HasStopReason     bool
 	AssistantMessages []string // checked when non-nil
 	UnansweredCalls   []string // checked when non-nil
+	// RepairedCalls holds, per resume in order, the tool call ids it
+	// answered with a synthesized result; checked when non-nil.
+	RepairedCalls [][]string
 }
 
 // FileError is a problem in a scenario file: the file, the JSON pointer of
@@ -289,9 +310,7 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 	turns, _ := doc.Get("turns")
 	s.Turns = decodeTurns(turns)
 
-	if in, ok := doc.Get("interrupt"); ok {
-		s.Interrupt = &Interrupt{After: str(in, "after", ""), Occurrence: int(integer(in, "occurrence", 1))}
-	}
+	s.Interrupt = decodeInterrupt(doc)
 
 	ops, _ := doc.Get("after_run")
 	branches := map[string]bool{}
@@ -322,6 +341,32 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 		s.AfterRun = append(s.AfterRun, op)
 	}
 
+	resumes, _ := doc.Get("resumes")
+	runIDs := map[string]string{s.RunID: "/run_id"}
+	for i, r := range resumes.Elems() {
+		ptr := "/resumes/" + strconv.Itoa(i)
+		rs := Resume{
+			Pointer:   ptr,
+			RunID:     str(r, "run_id", fmt.Sprintf("run-%s-resume-%d", s.ID, i+1)),
+			Message:   str(r, "message", ""),
+			Interrupt: decodeInterrupt(r),
+		}
+		t, _ := r.Get("turns")
+		rs.Turns = decodeTurns(t)
+		if at, dup := runIDs[rs.RunID]; dup {
+			d.fail(ptr+"/run_id", "run_id %q is already the run_id at %s: every run of a session needs its own", rs.RunID, at)
+		}
+		runIDs[rs.RunID] = ptr + "/run_id"
+		s.Resumes = append(s.Resumes, rs)
+	}
+	if len(s.Resumes) > 0 {
+		for _, op := range s.AfterRun {
+			if op.Op == OpContinue {
+				d.fail(op.Pointer, "a continued branch is a session of its own; it cannot go in the session file of a scenario with resumes")
+			}
+		}
+	}
+
 	ex, _ := doc.Get("expect")
 	s.Expect = Expect{
 		EventCount:      int(integer(ex, "event_count", 0)),
@@ -334,6 +379,9 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 			if op.Op == OpContinue {
 				s.Expect.RunIDs = append(s.Expect.RunIDs, op.RunID)
 			}
+		}
+		for _, rs := range s.Resumes {
+			s.Expect.RunIDs = append(s.Expect.RunIDs, rs.RunID)
 		}
 	}
 	if sr, ok := ex.Get("stop_reason"); ok {
@@ -349,7 +397,28 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 	if ex.Has("unanswered_calls") {
 		s.Expect.UnansweredCalls = strs(ex, "unanswered_calls")
 	}
+	if rc, ok := ex.Get("repaired_calls"); ok {
+		s.Expect.RepairedCalls = [][]string{}
+		for _, ids := range rc.Elems() {
+			list := []string{}
+			for _, id := range ids.Elems() {
+				list = append(list, id.Text())
+			}
+			s.Expect.RepairedCalls = append(s.Expect.RepairedCalls, list)
+		}
+		if len(s.Expect.RepairedCalls) != len(s.Resumes) {
+			d.fail("/expect/repaired_calls", "%d entries for %d resumes: give one list of tool call ids per resume", len(s.Expect.RepairedCalls), len(s.Resumes))
+		}
+	}
 	return s
+}
+
+func decodeInterrupt(v jsonv.Value) *Interrupt {
+	in, ok := v.Get("interrupt")
+	if !ok {
+		return nil
+	}
+	return &Interrupt{After: str(in, "after", ""), Occurrence: int(integer(in, "occurrence", 1))}
 }
 
 func decodeTurns(v jsonv.Value) []fakemodel.Turn {
