@@ -39,7 +39,6 @@ import (
 	"path/filepath"
 
 	"github.com/tracecheck/tracecheck/journal"
-	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/schema"
 )
 
@@ -87,8 +86,9 @@ type Checkpoint struct {
 	AssistantMessages int `json:"assistant_messages"`
 	ToolResults       int `json:"tool_results"`
 
-	path      string // where it was loaded from
-	itemsFrom int64  // offset of the first item line
+	path      string   // where it was loaded from
+	itemsFrom int64    // offset of the first item line
+	f         *os.File // open from LoadCheckpoint until Close
 }
 
 // Anchors tie a checkpoint to the exact bytes of its source's prefix.
@@ -116,9 +116,12 @@ type StreamOptions struct {
 	// Normalized hashes the normalized encoding (no session_id, timestamp or
 	// provenance.run_id). It cannot be combined with From.
 	Normalized bool
-	// FingerprintOnly computes the fingerprint without the view, so memory
-	// stays flat whatever the journal's length; State is then empty.
+	// FingerprintOnly computes the fingerprint without the view.
 	FingerprintOnly bool
+	// SpillItems: once a view list holds this many items they move to a
+	// temporary file (see checkpoint_view.go); 0 is DefaultSpillItems,
+	// negative keeps the view in memory.
+	SpillItems int
 }
 
 // Progress is a finished streaming replay.
@@ -138,7 +141,9 @@ type Progress struct {
 	firstSHA [32]byte
 	raw      hash.Hash
 
-	view *ReplayState // State's result, once the checkpoint it read is replaced
+	seqs    int    // applied sequences drained from the reducer
+	spill   *spill // the view's items once they outgrow memory
+	spillAt int
 }
 
 // replayPayloads are the types whose payloads the reducer reads.
@@ -153,7 +158,10 @@ func replayPayloads(typ string) bool {
 // StreamReplay replays the journal read from r (named file in errors) in one
 // streaming pass, validating every line and invariant as journal.Read does.
 func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error) {
-	p := &Progress{red: New(), lastSeq: -1}
+	p := &Progress{red: New(), lastSeq: -1, spillAt: opt.SpillItems}
+	if p.spillAt == 0 {
+		p.spillAt = DefaultSpillItems
+	}
 	checker := journal.NewRunChecker()
 	resume := &journal.Resume{Checker: checker}
 	if b := opt.From; b != nil {
@@ -212,6 +220,11 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 			p.red.n++
 		} else {
 			p.red.ApplyCanonical(e.Canonical, e.Event)
+			if len(p.red.state.AppliedSequences) >= 1024 {
+				if err := p.drain(false); err != nil {
+					return err
+				}
+			}
 		}
 		p.applied++
 		p.lastSeq, p.line, p.offset, p.lastOff = e.Event.Sequence, e.Line, e.End, e.Offset
@@ -231,13 +244,18 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		}
 		return nil
 	})
+	if err == nil {
+		err = p.drain(false)
+	}
 	if err != nil {
+		p.Close()
 		return nil, err
 	}
 	if p.total == 0 {
 		return nil, &journal.Error{File: file, Code: journal.EmptyJournal, Msg: "a session journal needs at least one event"}
 	}
 	if opt.HasThrough && (through < 0 || through >= int64(p.total)) {
+		p.Close()
 		return nil, &RangeError{Sequence: through, Len: p.total}
 	}
 	if opt.Anchors && p.checker == nil {
@@ -259,31 +277,6 @@ func (p *Progress) Resumed() bool { return p.base != nil }
 // Fingerprint returns the fingerprint of the applied prefix without
 // materializing the view.
 func (p *Progress) Fingerprint() string { return closeArray(p.red.hash) }
-
-// State returns the whole view. After a resume it reads the checkpoint's
-// projection items.
-func (p *Progress) State() (ReplayState, error) {
-	if p.view != nil {
-		return *p.view, nil
-	}
-	st := p.red.State()
-	if p.base == nil {
-		return st, nil
-	}
-	users, assistants, results, err := p.base.Projection()
-	if err != nil {
-		return ReplayState{}, err
-	}
-	seqs := make([]int64, 0, p.base.Applied+len(st.AppliedSequences))
-	for i := 0; i < p.base.Applied; i++ {
-		seqs = append(seqs, int64(i)) // a checked single-run prefix is exactly 0..n-1
-	}
-	st.AppliedSequences = append(seqs, st.AppliedSequences...)
-	st.UserMessages = append(users, st.UserMessages...)
-	st.AssistantMessages = append(assistants, st.AssistantMessages...)
-	st.ToolResults = append(results, st.ToolResults...)
-	return st, nil
-}
 
 // Checkpoint returns the checkpoint of everything applied. The source must
 // be the journal file the replay read (for the sample digest) and the replay
@@ -318,10 +311,11 @@ func (p *Progress) Checkpoint(src io.ReaderAt) (*Checkpoint, error) {
 	return cp, nil
 }
 
-// WriteCheckpoint writes cp and the view st (the Progress's State) to path,
-// atomically: a temporary file in the same directory, synced, then renamed.
-func WriteCheckpoint(path string, cp *Checkpoint, st ReplayState) error {
-	cp.UserMessages, cp.AssistantMessages, cp.ToolResults = len(st.UserMessages), len(st.AssistantMessages), len(st.ToolResults)
+// WriteCheckpoint writes cp and p's view to path, atomically: a temporary
+// file in the same directory, synced, then renamed over path.
+func WriteCheckpoint(path string, cp *Checkpoint, p *Progress) error {
+	n := p.listCounts()
+	cp.UserMessages, cp.AssistantMessages, cp.ToolResults = n[listUsers], n[listAssistants], n[listResults]
 	head, err := json.Marshal(cp)
 	if err != nil {
 		return err
@@ -334,28 +328,20 @@ func WriteCheckpoint(path string, cp *Checkpoint, st ReplayState) error {
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	w.Write(head)
 	w.WriteByte('\n')
-	var buf []byte
-	for _, s := range st.UserMessages {
-		buf = append(jsonv.Str(s).AppendJSON(buf[:0]), '\n')
-		w.Write(buf)
+	err = p.eachItem(func(_ int, line []byte) error {
+		w.Write(line)
+		return w.WriteByte('\n')
+	})
+	if err == nil {
+		err = w.Flush()
 	}
-	for _, s := range st.AssistantMessages {
-		buf = append(jsonv.Str(s).AppendJSON(buf[:0]), '\n')
-		w.Write(buf)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	for _, v := range st.ToolResults {
-		buf = append(v.AppendJSON(buf[:0]), '\n')
-		w.Write(buf)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
@@ -372,7 +358,12 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+		}
+	}()
 	br := bufio.NewReaderSize(f, 64<<10)
 	var line []byte
 	for {
@@ -393,46 +384,29 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if cp.Format != CheckpointFormat {
 		return nil, fmt.Errorf("checkpoint %s: format %q, want %q", path, cp.Format, CheckpointFormat)
 	}
-	cp.path, cp.itemsFrom = path, int64(len(line))
+	cp.path, cp.itemsFrom, cp.f = path, int64(len(line)), f
+	ok = true
 	return cp, nil
 }
 
-// Projection reads the checkpoint's projection items.
-func (c *Checkpoint) Projection() (users, assistants []string, results []jsonv.Value, err error) {
-	f, err := os.Open(c.path)
-	if err != nil {
-		return nil, nil, nil, err
+// Close releases the checkpoint file. A checkpoint being resumed from is
+// closed by the Progress's Close.
+func (c *Checkpoint) Close() error {
+	if c.f == nil {
+		return nil
 	}
-	defer f.Close()
-	if _, err := f.Seek(c.itemsFrom, io.SeekStart); err != nil {
-		return nil, nil, nil, err
+	err := c.f.Close()
+	c.f = nil
+	return err
+}
+
+// items reads the projection items, from the file opened by LoadCheckpoint
+// (so a checkpoint replaced since is still read whole).
+func (c *Checkpoint) items() (*journal.Reader, error) {
+	if c.f == nil {
+		return nil, fmt.Errorf("checkpoint %s: closed", c.path)
 	}
-	rd := journal.NewReader(f)
-	next := func() (jsonv.Value, error) {
-		l, err := rd.Next()
-		if err != nil || l.Torn {
-			return jsonv.Value{}, fmt.Errorf("checkpoint %s: projection cut short", c.path)
-		}
-		return jsonv.Parse(l.Raw)
-	}
-	users = make([]string, 0, c.UserMessages)
-	assistants = make([]string, 0, c.AssistantMessages)
-	results = make([]jsonv.Value, 0, c.ToolResults)
-	for i := 0; i < c.UserMessages+c.AssistantMessages+c.ToolResults; i++ {
-		v, err := next()
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("checkpoint %s: item %d: %v", c.path, i, err)
-		}
-		switch {
-		case i < c.UserMessages:
-			users = append(users, v.Text())
-		case i < c.UserMessages+c.AssistantMessages:
-			assistants = append(assistants, v.Text())
-		default:
-			results = append(results, v)
-		}
-	}
-	return users, assistants, results, nil
+	return journal.NewReader(io.NewSectionReader(c.f, c.itemsFrom, 1<<62)), nil
 }
 
 // StaleError says why a checkpoint does not match its source.
@@ -545,6 +519,13 @@ func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Pro
 		return nil, "", err
 	}
 	cp, lerr := LoadCheckpoint(cpPath)
+	if lerr == nil {
+		defer func() {
+			if p == nil || !p.Resumed() {
+				cp.Close() // not resumed from; one resumed from is closed with the Progress
+			}
+		}()
+	}
 	switch {
 	case lerr != nil && errors.Is(lerr, os.ErrNotExist):
 		note = "no checkpoint yet; replaying from event zero"
@@ -573,16 +554,12 @@ func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Pro
 		note = fmt.Sprintf("resumed from checkpoint at sequence %d (byte %d); read %d new events", opt.From.Sequence, opt.From.Offset, p.Len()-opt.From.Applied)
 	}
 	if !opt.HasThrough {
-		st, err := p.State()
-		if err != nil {
-			return nil, note, err
-		}
-		p.view = &st // the checkpoint State read is about to be replaced
 		ncp, err := p.Checkpoint(f)
-		if err != nil {
-			return nil, note, err
+		if err == nil {
+			err = WriteCheckpoint(cpPath, ncp, p)
 		}
-		if err := WriteCheckpoint(cpPath, ncp, st); err != nil {
+		if err != nil {
+			p.Close()
 			return nil, note, fmt.Errorf("writing checkpoint: %w", err)
 		}
 	}

@@ -61,9 +61,11 @@ func BenchmarkReplayStream(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer f.Close()
-		if _, err := reducer.StreamReplay(f, path, reducer.StreamOptions{}); err != nil {
+		p, err := reducer.StreamReplay(f, path, reducer.StreamOptions{})
+		if err != nil {
 			b.Fatal(err)
 		}
+		p.Close()
 	})
 }
 
@@ -134,9 +136,11 @@ func BenchmarkCheckpointResume(b *testing.B) {
 		dir := b.TempDir()
 		path, cpPath := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "s.cp")
 		g := writeJournal(b, path, prior, prior+tail)
-		if _, _, err := reducer.ReplayFile(path, cpPath, reducer.StreamOptions{}, false); err != nil {
+		p, _, err := reducer.ReplayFile(path, cpPath, reducer.StreamOptions{}, false)
+		if err != nil {
 			b.Fatal(err)
 		}
+		p.Close()
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			b.Fatal(err)
@@ -174,10 +178,11 @@ func BenchmarkCheckpointResume(b *testing.B) {
 						b.Fatalf("applied %d", p.Applied())
 					}
 					if view {
-						if _, err := p.State(); err != nil {
+						if err := p.WriteJSON(io.Discard); err != nil {
 							b.Fatal(err)
 						}
 					}
+					p.Close()
 				}
 			})
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,14 @@ func replayFile(tb testing.TB, path, cp string, opt reducer.StreamOptions) (stri
 	if err != nil {
 		tb.Fatalf("ReplayFile: %v (%s)", err, note)
 	}
+	defer p.Close()
+	return checkViews(tb, p), note
+}
+
+// checkViews checks that the streamed views equal the in-memory one and
+// returns it as JSON.
+func checkViews(tb testing.TB, p *reducer.Progress) string {
+	tb.Helper()
 	st, err := p.State()
 	if err != nil {
 		tb.Fatal(err)
@@ -50,7 +59,37 @@ func replayFile(tb testing.TB, path, cp string, opt reducer.StreamOptions) (stri
 	if st.Fingerprint != p.Fingerprint() {
 		tb.Fatalf("Fingerprint() %s, state %s", p.Fingerprint(), st.Fingerprint)
 	}
-	return stateJSON(tb, st), note
+	want := stateJSON(tb, st)
+	var js, txt bytes.Buffer
+	if err := p.WriteJSON(&js); err != nil || js.String() != want+"\n" {
+		tb.Fatalf("WriteJSON (%v):\n got %.300s\nwant %.300s", err, js.String(), want)
+	}
+	if err := p.WriteText(&txt); err != nil || txt.String() != textView(st) {
+		tb.Fatalf("WriteText (%v):\n got %.300s\nwant %.300s", err, txt.String(), textView(st))
+	}
+	return want
+}
+
+// textView is the text layout of tracecheck replay, from the whole state.
+func textView(st reducer.ReplayState) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "session_id:  %s\nrun_id:      %s\n", st.SessionID, st.RunID)
+	fmt.Fprintf(&b, "applied:     %d events (sequences %d..%d)\n", len(st.AppliedSequences), st.AppliedSequences[0], st.AppliedSequences[len(st.AppliedSequences)-1])
+	stop := "(none)"
+	if st.StopReason != nil {
+		stop = *st.StopReason
+	}
+	fmt.Fprintf(&b, "stop_reason: %s\nfingerprint: %s\n", stop, st.Fingerprint)
+	for _, m := range st.UserMessages {
+		fmt.Fprintf(&b, "user:        %q\n", m)
+	}
+	for _, m := range st.AssistantMessages {
+		fmt.Fprintf(&b, "assistant:   %q\n", m)
+	}
+	for _, r := range st.ToolResults {
+		fmt.Fprintf(&b, "tool_result: %s\n", r.AppendJSON(nil))
+	}
+	return b.String()
 }
 
 func lines(data []byte) [][]byte {
@@ -62,6 +101,12 @@ func lines(data []byte) [][]byte {
 // fingerprint and serialized projection: replay from the checkpoint plus
 // the tail equals replay from event zero.
 func TestExerciseF_CheckpointReplay(t *testing.T) {
+	for _, spill := range []int{0, 7, -1} {
+		t.Run(fmt.Sprint("spill=", spill), func(t *testing.T) { exerciseF(t, spill) })
+	}
+}
+
+func exerciseF(t *testing.T, spill int) {
 	full := tracegen.Bytes(tracegen.Options{Events: 900, Seed: 11})
 	ls := lines(full)
 	dir := t.TempDir()
@@ -70,7 +115,7 @@ func TestExerciseF_CheckpointReplay(t *testing.T) {
 	if err := os.WriteFile(path, prefix, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, note := replayFile(t, path, cp, reducer.StreamOptions{})
+	got, note := replayFile(t, path, cp, reducer.StreamOptions{SpillItems: spill})
 	if got != fromZero(t, prefix, -1) || !strings.Contains(note, "no checkpoint") {
 		t.Fatalf("first replay differs or note %q", note)
 	}
@@ -88,11 +133,11 @@ func TestExerciseF_CheckpointReplay(t *testing.T) {
 	f.Write(bytes.Join(ls[600:], nil))
 	f.Close()
 	// Partial replay through a sequence past the checkpoint uses it too.
-	got, note = replayFile(t, path, cp, reducer.StreamOptions{Through: 870, HasThrough: true})
+	got, note = replayFile(t, path, cp, reducer.StreamOptions{Through: 870, HasThrough: true, SpillItems: spill})
 	if got != fromZero(t, full, 870) || !strings.Contains(note, "resumed") {
 		t.Fatalf("through 870: differs or note %q", note)
 	}
-	got, note = replayFile(t, path, cp, reducer.StreamOptions{})
+	got, note = replayFile(t, path, cp, reducer.StreamOptions{SpillItems: spill})
 	if want := fromZero(t, full, -1); got != want {
 		t.Fatalf("replay from checkpoint + tail differs from replay from zero:\n got %.300s\nwant %.300s", got, want)
 	}
@@ -100,7 +145,7 @@ func TestExerciseF_CheckpointReplay(t *testing.T) {
 		t.Fatalf("note %q", note)
 	}
 	// ... and one before it cannot: replay from zero.
-	got, note = replayFile(t, path, cp, reducer.StreamOptions{Through: 10, HasThrough: true})
+	got, note = replayFile(t, path, cp, reducer.StreamOptions{Through: 10, HasThrough: true, SpillItems: spill})
 	if got != fromZero(t, full, 10) || !strings.Contains(note, "past --through") {
 		t.Fatalf("through 10: differs or note %q", note)
 	}
@@ -183,7 +228,7 @@ func TestStaleCheckpointIgnored(t *testing.T) {
 				os.WriteFile(cp, []byte(tc.raw), 0o644)
 			}
 			os.WriteFile(path, tc.source, 0o644)
-			p, note, err := reducer.ReplayFile(path, cp, reducer.StreamOptions{}, tc.full)
+			p, note, err := reducer.ReplayFile(path, cp, reducer.StreamOptions{SpillItems: 3}, tc.full)
 			if err != nil {
 				// A source that no longer validates is reported as such.
 				if _, jerr := journal.Read(bytes.NewReader(tc.source), "f"); jerr == nil {
@@ -194,8 +239,8 @@ func TestStaleCheckpointIgnored(t *testing.T) {
 			if !strings.Contains(note, "ignored") || !strings.Contains(note, tc.reason) {
 				t.Fatalf("note %q, want ignored because %q", note, tc.reason)
 			}
-			st, _ := p.State()
-			if got := stateJSON(t, st); got != fromZero(t, tc.source, -1) {
+			defer p.Close()
+			if got := checkViews(t, p); got != fromZero(t, tc.source, -1) {
 				t.Fatal("replay from zero after ignoring the checkpoint differs")
 			}
 		})
@@ -230,13 +275,15 @@ func TestCheckpointTailInvariants(t *testing.T) {
 
 func TestStreamReplayMatchesInMemory(t *testing.T) {
 	data := tracegen.Bytes(tracegen.Options{Events: 2500, Seed: 9})
-	p, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, _ := p.State()
-	if stateJSON(t, st) != fromZero(t, data, -1) {
-		t.Fatal("StreamReplay differs from Replay")
+	for _, spill := range []int{0, 1, 100, -1} {
+		p, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{SpillItems: spill})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checkViews(t, p) != fromZero(t, data, -1) {
+			t.Fatalf("spill %d: StreamReplay differs from Replay", spill)
+		}
+		p.Close()
 	}
 	j, _ := journal.Read(bytes.NewReader(data), "f")
 	np, err := reducer.StreamReplay(bytes.NewReader(data), "f", reducer.StreamOptions{Normalized: true, FingerprintOnly: true})

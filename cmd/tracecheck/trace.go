@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tracecheck/tracecheck/journal"
-	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
@@ -145,79 +142,20 @@ func runReplay(e *env, args []string) int {
 			return code
 		}
 	}
-	st, err := p.State()
+	defer p.Close()
+	// The view is streamed from where the replay left it (memory, a spill
+	// file, the checkpoint), never built whole.
+	var err error
+	if *asJSON {
+		err = p.WriteJSON(e.stdout)
+	} else {
+		err = p.WriteText(e.stdout)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
 		return exitFailed
 	}
-	bw := bufio.NewWriterSize(e.stdout, 64<<10)
-	if *asJSON {
-		writeStateJSON(bw, st)
-	} else {
-		printState(bw, st)
-	}
-	if err := bw.Flush(); err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
-		return exitFailed
-	}
 	return exitOK
-}
-
-// writeStateJSON writes st.Value().AppendJSON and a newline, piece by piece,
-// so that a long journal's view is never built twice in memory.
-func writeStateJSON(w *bufio.Writer, st reducer.ReplayState) {
-	buf := make([]byte, 0, 64<<10)
-	flush := func() {
-		if len(buf) > 32<<10 {
-			w.Write(buf)
-			buf = buf[:0]
-		}
-	}
-	strs := func(ss []string) {
-		buf = append(buf, '[')
-		for i, s := range ss {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = jsonv.AppendPyString(buf, s)
-			flush()
-		}
-		buf = append(buf, ']')
-	}
-	buf = append(buf, `{"session_id":`...)
-	buf = jsonv.AppendPyString(buf, st.SessionID)
-	buf = append(buf, `,"run_id":`...)
-	buf = jsonv.AppendPyString(buf, st.RunID)
-	buf = append(buf, `,"applied_sequences":[`...)
-	for i, q := range st.AppliedSequences {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = strconv.AppendInt(buf, q, 10)
-		flush()
-	}
-	buf = append(buf, `],"user_messages":`...)
-	strs(st.UserMessages)
-	buf = append(buf, `,"assistant_messages":`...)
-	strs(st.AssistantMessages)
-	buf = append(buf, `,"tool_results":[`...)
-	for i, v := range st.ToolResults {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = v.AppendJSON(buf)
-		flush()
-	}
-	buf = append(buf, `],"stop_reason":`...)
-	if st.StopReason != nil {
-		buf = jsonv.AppendPyString(buf, *st.StopReason)
-	} else {
-		buf = append(buf, "null"...)
-	}
-	buf = append(buf, `,"fingerprint":`...)
-	buf = jsonv.AppendPyString(buf, st.Fingerprint)
-	buf = append(buf, '}', '\n')
-	w.Write(buf)
 }
 
 // replayError reports a streaming replay's error: a --through out of range
@@ -241,25 +179,6 @@ func replayError(e *env, cmd string, err error) int {
 	}
 	fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
 	return exitFailed
-}
-
-func printState(w io.Writer, st reducer.ReplayState) {
-	fmt.Fprintf(w, "session_id:  %s\nrun_id:      %s\n", st.SessionID, st.RunID)
-	fmt.Fprintf(w, "applied:     %d events (sequences %d..%d)\n", len(st.AppliedSequences), st.AppliedSequences[0], st.AppliedSequences[len(st.AppliedSequences)-1])
-	stop := "(none)"
-	if st.StopReason != nil {
-		stop = *st.StopReason
-	}
-	fmt.Fprintf(w, "stop_reason: %s\nfingerprint: %s\n", stop, st.Fingerprint)
-	for _, m := range st.UserMessages {
-		fmt.Fprintf(w, "user:        %q\n", m)
-	}
-	for _, m := range st.AssistantMessages {
-		fmt.Fprintf(w, "assistant:   %q\n", m)
-	}
-	for _, r := range st.ToolResults {
-		fmt.Fprintf(w, "tool_result: %s\n", r.AppendJSON(nil))
-	}
 }
 
 func runFingerprint(e *env, args []string) int {
@@ -289,6 +208,7 @@ func runFingerprint(e *env, args []string) int {
 		return code
 	}
 	fmt.Fprintln(e.stdout, p.Fingerprint())
+	p.Close()
 	return exitOK
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -9,40 +8,7 @@ import (
 	"testing"
 
 	"github.com/tracecheck/tracecheck/bench/tracegen"
-	"github.com/tracecheck/tracecheck/journal"
-	"github.com/tracecheck/tracecheck/reducer"
 )
-
-// writeStateJSON must print exactly what ReplayState.Value().AppendJSON does.
-func TestWriteStateJSONMatchesValue(t *testing.T) {
-	for _, data := range [][]byte{
-		tracegen.Bytes(tracegen.Options{Events: 3000, Seed: 6}),
-		readTestFile(t, "../../testdata/good/s07-session-replay.trace.jsonl"),
-	} {
-		j, err := journal.Read(bytes.NewReader(data), "f")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, st := range []reducer.ReplayState{reducer.Replay(j), {}} {
-			var got bytes.Buffer
-			w := bufio.NewWriter(&got)
-			writeStateJSON(w, st)
-			w.Flush()
-			if want := append(st.Value().AppendJSON(nil), '\n'); !bytes.Equal(got.Bytes(), want) {
-				t.Fatalf("writeStateJSON differs:\n got %.200s\nwant %.200s", got.Bytes(), want)
-			}
-		}
-	}
-}
-
-func readTestFile(tb testing.TB, path string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
 
 // TestReplayCheckpointFlag: replay --checkpoint writes a checkpoint, uses
 // it after the journal grows, ignores a stale one, and always prints what a
