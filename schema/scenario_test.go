@@ -54,6 +54,10 @@ func TestScenarioSchemaRejects(t *testing.T) {
 		{"negative fork", `{"id":"a","after_run":[{"op":"branch","branch_id":"b","fork_sequence":-1}],` + tail + `}`, "/after_run/0/fork_sequence"},
 		{"bad harness mode", `{"id":"a","provenance":{"harness_mode":"live"},` + tail + `}`, "/provenance/harness_mode"},
 		{"interrupt at an unknown type", `{"id":"a","interrupt":{"after":"tool.call"},` + tail + `}`, "/interrupt/after"},
+		{"resume without turns", `{"id":"a","resumes":[{"message":"m"}],` + tail + `}`, "/resumes/0"},
+		{"resume with an empty run_id", `{"id":"a","resumes":[{"run_id":"","turns":[]}],` + tail + `}`, "/resumes/0/run_id"},
+		{"resume interrupt at an unknown type", `{"id":"a","resumes":[{"turns":[],"interrupt":{"after":"tool.call"}}],` + tail + `}`, "/resumes/0/interrupt/after"},
+		{"repaired_calls not lists", `{"id":"a","prompt":"p","turns":[],"expect":{"event_count":1,"focus_event_types":[],"repaired_calls":["c"]}}`, "/expect/repaired_calls/0"},
 	}
 	for _, tc := range tests {
 		err := ValidateScenario(decode(t, tc.doc))

@@ -326,3 +326,62 @@ func TestFixLongFlags(t *testing.T) {
 		t.Errorf("fixLongFlags = %q, want %q", got, want)
 	}
 }
+
+// TestSessionResumeGoldenIsAStoreSession: the session-resume golden is a
+// session file the store accepts as it is (three runs chained by their
+// resume markers), and resuming it once more repairs nothing and leaves
+// every byte of it unchanged.
+func TestSessionResumeGoldenIsAStoreSession(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "golden", golden.FileName("session-resume")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "session-session-resume.jsonl")
+	if err := os.WriteFile(file, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, "", "session", "check", "--dir", dir)
+	if code != exitOK || stdout != "ok session-session-resume: 24 events in 3 run(s) (run-session-resume-1 9, run-session-resume-2 10, run-session-resume-3 5)\n" {
+		t.Fatalf("session check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCmd(t, "", "session", "resume", "--dir", dir, "--session", "session-session-resume",
+		"--run-id", "run-session-resume-4", "--message", "Anything else?",
+		"--system-prompt", "You are a release assistant. Use the tools, then answer briefly.")
+	if code != exitOK || strings.Contains(stdout, "repaired") || !strings.Contains(stdout, "resumes_run_id: run-session-resume-3") {
+		t.Fatalf("session resume: exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(got), string(want)) || len(got) == len(want) {
+		t.Error("the resume did not only append to the golden")
+	}
+}
+
+// TestVerifySessionResumeDrift: a changed byte in the resumed part of the
+// session-resume golden is a drift naming the event and the field, and
+// --update restores the golden.
+func TestVerifySessionResumeDrift(t *testing.T) {
+	dir := goldenCopy(t)
+	path := filepath.Join(dir, golden.FileName("session-resume"))
+	orig := readFile(t, path)
+	broken := strings.Replace(orig, `"message_count":9,`, `"message_count":8,`, 1)
+	if broken == orig {
+		t.Fatal("no message_count 9 in the golden")
+	}
+	if err := os.WriteFile(path, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := runCmd(t, "", "verify", "--golden-dir", dir, "session-resume")
+	if code != exitFailed || !strings.Contains(stdout, "DRIFT session-resume") ||
+		!strings.Contains(stdout, "event sequence=7 event_id=evt-016 type=model.request") ||
+		!strings.Contains(stdout, "/payload/message_count: expected 8, actual 9") {
+		t.Fatalf("verify: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCmd(t, "", "verify", "--golden-dir", dir, "--update", "session-resume")
+	if code != exitOK || stdout != "updated session-resume events=24\n" || readFile(t, path) != orig {
+		t.Errorf("verify --update: exit %d %q", code, stdout)
+	}
+}
