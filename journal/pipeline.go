@@ -73,7 +73,7 @@ func (b *batch) reset() {
 type pipeConfig struct {
 	mode       pipeMode
 	normalized bool                  // modeLean: write the normalized encoding
-	payloads   func(typ string) bool // modeLean: which events get Event.Payload
+	payloads   func(typ string, payload []byte) bool // modeLean: which events get Event.Payload
 	workers    int
 	firstLine  int   // line number of the input's first line, minus one
 	offset     int64 // byte offset of the input's first byte
@@ -199,7 +199,7 @@ func (b *batch) process(s *lineScanner, cfg *pipeConfig) {
 		var ok bool
 		if b.canon, ok = s.scan(b.canon, raw, &out); ok {
 			res.ev = out.ev
-			if cfg.payloads != nil && cfg.payloads(out.ev.Type) {
+			if cfg.payloads != nil && cfg.payloads(out.ev.Type, out.payload) {
 				// Parsed from the line as written, so member order is kept.
 				res.ev.Payload, _ = jsonv.Parse(out.payload)
 			}
@@ -214,11 +214,71 @@ func (b *batch) process(s *lineScanner, cfg *pipeConfig) {
 			}
 			b.canon = v.AppendCanonical(b.canon)
 			res.ev = ev
-			if cfg.payloads == nil || !cfg.payloads(ev.Type) {
+			if cfg.payloads == nil || !cfg.payloads(ev.Type, nil) {
 				res.ev.Payload = jsonv.Value{}
 			}
 		}
 		res.cb = len(b.canon)
+	}
+}
+
+// PayloadMembers calls fn with the key and the value as written of each
+// top-level member of a payload in the compact layout. It returns false,
+// having perhaps called fn for some members, when the payload is not in
+// that layout (whitespace, a key with an escape, nil): the caller must then
+// decode it to know its members.
+func PayloadMembers(payload []byte, fn func(key, value []byte)) bool {
+	if len(payload) < 2 || payload[0] != '{' {
+		return false
+	}
+	if len(payload) == 2 {
+		return payload[1] == '}'
+	}
+	for i := 1; ; {
+		ke, ok := scanString(payload, i)
+		if !ok || ke+2 >= len(payload) || payload[ke+1] != ':' {
+			return false
+		}
+		vs := ke + 2
+		var ve int
+		switch c := payload[vs]; {
+		case c == '{' || c == '[':
+			if ve, ok = skipValue(payload, vs); !ok {
+				return false
+			}
+		case c == '"':
+			ve = vs + 1
+			for ve < len(payload) && payload[ve] != '"' {
+				if payload[ve] == '\\' {
+					ve++
+				}
+				ve++
+			}
+			ve++
+		default: // a number or a literal: no whitespace allowed
+			ve = vs
+			for ve < len(payload) && payload[ve] != ',' && payload[ve] != '}' {
+				if c := payload[ve]; c <= ' ' {
+					return false
+				}
+				ve++
+			}
+			if ve == vs {
+				return false
+			}
+		}
+		if ve >= len(payload) {
+			return false
+		}
+		fn(payload[i+1:ke], payload[vs:ve])
+		switch payload[ve] {
+		case ',':
+			i = ve + 1
+		case '}':
+			return ve == len(payload)-1
+		default:
+			return false
+		}
 	}
 }
 
@@ -254,8 +314,10 @@ type StreamOptions struct {
 	// session_id, timestamp or provenance.run_id).
 	Normalized bool
 	// Payloads selects the event types whose payload is decoded into
-	// Event.Payload; nil decodes none.
-	Payloads func(typ string) bool
+	// Event.Payload; nil decodes none. The payload as written is passed too,
+	// so a caller may look at it (see PayloadMembers) and decline events it
+	// would ignore.
+	Payloads func(typ string, payload []byte) bool
 	// Workers is the number of decoding goroutines; 0 is one per core.
 	Workers int
 	// Resume continues a journal whose prefix was checked earlier: r starts

@@ -105,7 +105,7 @@ func TestScanPipelineMatchesSequential(t *testing.T) {
 }
 
 func TestStreamMatchesSequential(t *testing.T) {
-	payloads := func(typ string) bool { return typ == "tool.result" || typ == "user.message" }
+	payloads := func(typ string, _ []byte) bool { return typ == "tool.result" || typ == "user.message" }
 	for name, data := range pipelineInputs(t) {
 		want, werr := seqScan(data, name)
 		for _, norm := range []bool{false, true} {
@@ -120,7 +120,7 @@ func TestStreamMatchesSequential(t *testing.T) {
 					t.Fatalf("%s line %d: canonical differs", name, e.Line)
 				}
 				ev := *e.Event
-				if !payloads(ev.Type) {
+				if !payloads(ev.Type, nil) {
 					if ev.Payload.IsValid() {
 						t.Fatalf("%s line %d: payload decoded for %s", name, e.Line, ev.Type)
 					}

@@ -146,11 +146,28 @@ type Progress struct {
 	spillAt int
 }
 
-// replayPayloads are the types whose payloads the reducer reads.
-func replayPayloads(typ string) bool {
+// replayPayloads selects the payloads the reducer reads: those of
+// user.message, tool.result and session.stop, and of a model.response that
+// has content or is a final streamed chunk (the reducer ignores the other
+// chunks, and most of a streamed answer's events are such chunks).
+func replayPayloads(typ string, payload []byte) bool {
 	switch typ {
-	case "user.message", "model.response", "tool.result", "session.stop":
+	case "user.message", "tool.result", "session.stop":
 		return true
+	case "model.response":
+		if payload == nil {
+			return true
+		}
+		used := false
+		ok := journal.PayloadMembers(payload, func(k, v []byte) {
+			switch string(k) {
+			case "content":
+				used = true
+			case "final":
+				used = used || string(v) == "true"
+			}
+		})
+		return used || !ok
 	}
 	return false
 }
