@@ -72,7 +72,7 @@ func (b *batch) reset() {
 // pipeConfig says what the workers do.
 type pipeConfig struct {
 	mode       pipeMode
-	normalized bool                  // modeLean: write the normalized encoding
+	normalized bool                                  // modeLean: write the normalized encoding
 	payloads   func(typ string, payload []byte) bool // modeLean: which events get Event.Payload
 	workers    int
 	firstLine  int   // line number of the input's first line, minus one
