@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tracecheck/tracecheck/journal"
@@ -68,7 +69,7 @@ func TestExerciseB_PartialReplay(t *testing.T) {
 	if st.StopReason != nil {
 		t.Errorf("stop reason %q, want none", *st.StopReason)
 	}
-	if want := []int64{0, 1, 2}; !equalInts(st.AppliedSequences, want) {
+	if want := []int64{0, 1, 2}; !slices.Equal(st.AppliedSequences, want) {
 		t.Errorf("applied %v, want %v", st.AppliedSequences, want)
 	}
 }
@@ -105,37 +106,13 @@ func TestExerciseD_StableBranchIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.ParentFingerprint != b.ParentFingerprint || !equalStrings(a.InheritedEventIDs, b.InheritedEventIDs) {
+	if a.ParentFingerprint != b.ParentFingerprint || !slices.Equal(a.InheritedEventIDs, b.InheritedEventIDs) {
 		t.Errorf("lineage differs: %+v vs %+v", a, b)
 	}
 	if a.BranchID == b.BranchID {
 		t.Errorf("branch ids are equal: %q", a.BranchID)
 	}
-	if want := []string{"evt-000", "evt-001", "evt-002"}; !equalStrings(a.InheritedEventIDs, want) {
+	if want := []string{"evt-000", "evt-001", "evt-002"}; !slices.Equal(a.InheritedEventIDs, want) {
 		t.Errorf("inherited %v, want %v", a.InheritedEventIDs, want)
 	}
-}
-
-func equalInts(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -57,6 +57,16 @@ func main() {
 }
 
 func run(e *env, args []string) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(e, nil)
+	}
+	return dispatch(e, args, commands(), "", usage)
+}
+
+// dispatch runs the command named by args[0]; with no name, or an unknown
+// one, it prints usage on stderr and returns exitUsage. prefix is the parent
+// command ("session") for nested command sets.
+func dispatch(e *env, args []string, cmds []command, prefix string, usage func(io.Writer)) int {
 	if len(args) == 0 {
 		usage(e.stderr)
 		return exitUsage
@@ -65,15 +75,17 @@ func run(e *env, args []string) int {
 	case "-h", "--help", "help":
 		usage(e.stdout)
 		return exitOK
-	case "--version", "-version":
-		return runVersion(e, nil)
 	}
-	for _, c := range commands() {
+	for _, c := range cmds {
 		if c.name == args[0] {
 			return c.run(e, args[1:])
 		}
 	}
-	fmt.Fprintf(e.stderr, "%s: unknown command %q\n\n", programName, args[0])
+	if prefix != "" {
+		fmt.Fprintf(e.stderr, "%s %s: unknown subcommand %q\n\n", programName, prefix, args[0])
+	} else {
+		fmt.Fprintf(e.stderr, "%s: unknown command %q\n\n", programName, args[0])
+	}
 	usage(e.stderr)
 	return exitUsage
 }

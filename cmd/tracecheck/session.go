@@ -15,13 +15,8 @@ import (
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
-type subcommand struct {
-	name, summary string
-	run           func(e *env, args []string) int
-}
-
-func sessionCommands() []subcommand {
-	return []subcommand{
+func sessionCommands() []command {
+	return []command{
 		{"append", "append events from stdin to a session, acknowledging each once durable", runSessionAppend},
 		{"resume", "start a new run of a session: repair interrupted tool calls, add a user turn", runSessionResume},
 		{"check", "validate the sessions of a store; repair a torn tail with --repair", runSessionCheck},
@@ -40,23 +35,7 @@ func sessionUsage(w io.Writer) {
 }
 
 func runSession(e *env, args []string) int {
-	if len(args) == 0 {
-		sessionUsage(e.stderr)
-		return exitUsage
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		sessionUsage(e.stdout)
-		return exitOK
-	}
-	for _, c := range sessionCommands() {
-		if c.name == args[0] {
-			return c.run(e, args[1:])
-		}
-	}
-	fmt.Fprintf(e.stderr, "%s session: unknown subcommand %q\n\n", programName, args[0])
-	sessionUsage(e.stderr)
-	return exitUsage
+	return dispatch(e, args, sessionCommands(), "session", sessionUsage)
 }
 
 // storeFlags adds --dir and --session.
