@@ -520,7 +520,8 @@ func restoreState(h hash.Hash) ([]byte, error) {
 // checkpoint at cpPath when it is not empty. A checkpoint that is missing,
 // unreadable or does not match the file is ignored (note says why) and the
 // replay starts from event zero. A new checkpoint is written after a replay
-// of the whole file (not with Through). The file itself is only read.
+// of the whole file (not with Through) that applied events the checkpoint
+// did not cover. The file itself is only read. The caller must Close p.
 func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Progress, note string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -570,7 +571,8 @@ func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Pro
 	if opt.From != nil {
 		note = fmt.Sprintf("resumed from checkpoint at sequence %d (byte %d); read %d new events", opt.From.Sequence, opt.From.Offset, p.Len()-opt.From.Applied)
 	}
-	if !opt.HasThrough {
+	upToDate := opt.From != nil && p.applied == opt.From.Applied
+	if !opt.HasThrough && !upToDate {
 		ncp, err := p.Checkpoint(f)
 		if err == nil {
 			err = WriteCheckpoint(cpPath, ncp, p)

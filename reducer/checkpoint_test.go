@@ -149,6 +149,12 @@ func exerciseF(t *testing.T, spill int) {
 	if got != fromZero(t, full, 10) || !strings.Contains(note, "past --through") {
 		t.Fatalf("through 10: differs or note %q", note)
 	}
+	// Nothing new: the checkpoint is used and left as it is.
+	before, _ := os.ReadFile(cp)
+	got, note = replayFile(t, path, cp, reducer.StreamOptions{SpillItems: spill})
+	if after, _ := os.ReadFile(cp); got != fromZero(t, full, -1) || !strings.Contains(note, "read 0 new events") || !bytes.Equal(before, after) {
+		t.Fatalf("replay with nothing new: note %q, checkpoint rewritten %v", note, !bytes.Equal(before, after))
+	}
 	// The source is never rewritten.
 	if now, _ := os.ReadFile(path); !bytes.Equal(now, full) {
 		t.Fatal("the journal changed")
