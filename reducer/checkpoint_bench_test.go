@@ -16,7 +16,7 @@ import (
 )
 
 // benchFile returns a trace to measure: $TRACECHECK_BENCH_FILE (make bench
-// sets it to the generated 200k-event trace) or a generated 20k-event one.
+// sets it to the generated 200k-event trace) or a generated 100k-event one.
 func benchFile(b *testing.B) (string, int64, int) {
 	b.Helper()
 	path := os.Getenv("TRACECHECK_BENCH_FILE")
@@ -26,7 +26,7 @@ func benchFile(b *testing.B) (string, int64, int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := tracegen.Write(f, tracegen.Options{Events: 20000, Seed: 1}); err != nil {
+		if _, err := tracegen.Write(f, tracegen.Options{Events: 100000, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()
