@@ -302,7 +302,8 @@ type Entry struct {
 	// (normalized with StreamOptions.Normalized). Both, and every string in
 	// Event, are only valid until the callback returns: copy what you keep.
 	// Event.Payload is set only for the types StreamOptions.Payloads selects;
-	// it is the one part that may be kept.
+	// it may be kept. Event.Redaction.Fields may be shared between entries
+	// and must not be modified.
 	Raw       []byte
 	Canonical []byte
 	Event     *Event
