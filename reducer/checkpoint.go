@@ -37,6 +37,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/schema"
@@ -118,6 +119,9 @@ type StreamOptions struct {
 	Normalized bool
 	// FingerprintOnly computes the fingerprint without the view.
 	FingerprintOnly bool
+	// Each, when set, is called with every applied event after it has been
+	// applied (see journal.Entry for what it may keep).
+	Each func(e *journal.Entry)
 	// SpillItems: once a view list holds this many items they move to a
 	// temporary file (see checkpoint_view.go); 0 is DefaultSpillItems,
 	// negative keeps the view in memory.
@@ -234,6 +238,9 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 				p.red.hash.Write([]byte{','})
 			}
 			p.red.hash.Write(e.Canonical)
+			if p.red.n == 0 {
+				p.red.state.SessionID, p.red.state.RunID = e.Event.SessionID, e.Event.Provenance.RunID
+			}
 			p.red.n++
 		} else {
 			p.red.ApplyCanonical(e.Canonical, e.Event)
@@ -245,6 +252,9 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		}
 		p.applied++
 		p.lastSeq, p.line, p.offset, p.lastOff = e.Event.Sequence, e.Line, e.End, e.Offset
+		if opt.Each != nil {
+			opt.Each(e)
+		}
 		if opt.Anchors {
 			p.raw.Write(e.Raw)
 			p.raw.Write([]byte{'\n'})
@@ -279,6 +289,41 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		p.checker, _ = checker.MarshalBinary()
 	}
 	return p, nil
+}
+
+// SessionID and RunID return the replayed run's identity.
+func (p *Progress) SessionID() string { return p.red.state.SessionID }
+
+// RunID returns the run identity (provenance.run_id) of the replayed run.
+func (p *Progress) RunID() string { return p.red.state.RunID }
+
+// StreamBranch is Branch for a journal read from r in one streaming pass:
+// the journal is never held in memory, only the inherited event ids. Errors
+// come in Branch's order after the journal's own: ErrBlankBranchID, then a
+// *RangeError.
+func StreamBranch(r io.Reader, file string, forkSeq int64, branchID string) (BranchRecord, error) {
+	var ids []string
+	p, err := StreamReplay(r, file, StreamOptions{Through: forkSeq, HasThrough: true, FingerprintOnly: true,
+		Each: func(e *journal.Entry) { ids = append(ids, string([]byte(e.Event.EventID))) }})
+	var re *RangeError
+	if err != nil && !errors.As(err, &re) {
+		return BranchRecord{}, err
+	}
+	if strings.TrimSpace(branchID) == "" {
+		return BranchRecord{}, ErrBlankBranchID
+	}
+	if err != nil {
+		return BranchRecord{}, err
+	}
+	defer p.Close()
+	return BranchRecord{
+		BranchID:          branchID,
+		ParentSessionID:   p.SessionID(),
+		ParentRunID:       p.RunID(),
+		ForkSequence:      forkSeq,
+		InheritedEventIDs: ids,
+		ParentFingerprint: p.Fingerprint(),
+	}, nil
 }
 
 // Applied returns how many events the view covers, checkpointed prefix

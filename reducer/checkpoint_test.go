@@ -308,3 +308,29 @@ func TestStreamReplayMatchesInMemory(t *testing.T) {
 		}
 	}
 }
+
+func TestStreamBranchMatchesBranch(t *testing.T) {
+	data := tracegen.Bytes(tracegen.Options{Events: 1500, Seed: 12})
+	j, err := journal.Read(bytes.NewReader(data), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at int64
+		id string
+	}{{0, "b"}, {2, "b"}, {1100, "x"}, {1499, "y"}, {1500, "b"}, {-1, "b"}, {3, " "}, {1500, ""}} {
+		want, werr := reducer.Branch(j, tc.at, tc.id)
+		got, gerr := reducer.StreamBranch(bytes.NewReader(data), "f", tc.at, tc.id)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("at %d id %q: error %v, want %v", tc.at, tc.id, gerr, werr)
+		}
+		if werr == nil && string(got.Value().AppendJSON(nil)) != string(want.Value().AppendJSON(nil)) {
+			t.Fatalf("at %d: record differs", tc.at)
+		}
+	}
+	// A bad journal is reported before a blank id.
+	_, err = reducer.StreamBranch(strings.NewReader("{}\n"), "f", 0, "")
+	if !errors.Is(err, &journal.Error{Code: journal.Schema}) {
+		t.Fatalf("bad journal, blank id: %v", err)
+	}
+}

@@ -66,22 +66,6 @@ func runValidate(e *env, args []string) int {
 	return status
 }
 
-// loadJournal reads a single-run journal into memory, for branch.
-func loadJournal(e *env, cmd, path string) (*journal.Journal, int) {
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
-		return nil, exitUsage
-	}
-	defer r.Close()
-	j, err := journal.Read(r, name)
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return nil, exitFailed
-	}
-	return j, exitOK
-}
-
 // oneFile checks that exactly one FILE was given.
 func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
 	if fs.NArg() != 1 {
@@ -229,13 +213,19 @@ func runBranch(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "tracecheck branch: --at is required")
 		return exitUsage
 	}
-	j, code := loadJournal(e, "branch", path)
-	if j == nil {
-		return code
+	r, name, err := openInput(e, path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
+		return exitUsage
 	}
-	b, err := reducer.Branch(j, *at, *id)
+	b, err := reducer.StreamBranch(r, name, *at, *id)
+	r.Close()
 	var re *reducer.RangeError
+	var je *journal.Error
 	switch {
+	case errors.As(err, &je):
+		fmt.Fprintln(e.stderr, err)
+		return exitFailed
 	case errors.Is(err, reducer.ErrBlankBranchID):
 		fmt.Fprintf(e.stderr, "tracecheck branch: --id: %v\n", err)
 		return exitUsage
