@@ -302,9 +302,15 @@ func (p *Progress) RunID() string { return p.red.state.RunID }
 // come in Branch's order after the journal's own: ErrBlankBranchID, then a
 // *RangeError.
 func StreamBranch(r io.Reader, file string, forkSeq int64, branchID string) (BranchRecord, error) {
-	var ids []string
+	// The ids are gathered in one buffer and cut into strings at the end:
+	// a million ids cost their bytes and one string header each.
+	var text []byte
+	var ends []int
 	p, err := StreamReplay(r, file, StreamOptions{Through: forkSeq, HasThrough: true, FingerprintOnly: true,
-		Each: func(e *journal.Entry) { ids = append(ids, string([]byte(e.Event.EventID))) }})
+		Each: func(e *journal.Entry) {
+			text = append(text, e.Event.EventID...)
+			ends = append(ends, len(text))
+		}})
 	var re *RangeError
 	if err != nil && !errors.As(err, &re) {
 		return BranchRecord{}, err
@@ -316,6 +322,12 @@ func StreamBranch(r io.Reader, file string, forkSeq int64, branchID string) (Bra
 		return BranchRecord{}, err
 	}
 	defer p.Close()
+	all, start := string(text), 0
+	text = nil
+	ids := make([]string, len(ends))
+	for i, end := range ends {
+		ids[i], start = all[start:end], end
+	}
 	return BranchRecord{
 		BranchID:          branchID,
 		ParentSessionID:   p.SessionID(),

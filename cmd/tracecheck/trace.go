@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
@@ -236,6 +239,39 @@ func runBranch(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
 		return exitFailed
 	}
-	e.stdout.Write(append(b.Value().AppendJSON(nil), '\n'))
+	if err := writeBranchJSON(e.stdout, b); err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
+		return exitFailed
+	}
 	return exitOK
+}
+
+// writeBranchJSON writes b.Value().AppendJSON and a newline, streaming the
+// inherited ids so that a long prefix is not built twice in memory.
+func writeBranchJSON(w io.Writer, b reducer.BranchRecord) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	buf := append([]byte(nil), `{"branch_id":`...)
+	buf = jsonv.AppendPyString(buf, b.BranchID)
+	buf = append(buf, `,"parent_session_id":`...)
+	buf = jsonv.AppendPyString(buf, b.ParentSessionID)
+	buf = append(buf, `,"parent_run_id":`...)
+	buf = jsonv.AppendPyString(buf, b.ParentRunID)
+	buf = append(buf, `,"fork_sequence":`...)
+	buf = strconv.AppendInt(buf, b.ForkSequence, 10)
+	buf = append(buf, `,"inherited_event_ids":[`...)
+	for i, id := range b.InheritedEventIDs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = jsonv.AppendPyString(buf, id)
+		if len(buf) > 32<<10 {
+			bw.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, `],"parent_fingerprint":`...)
+	buf = jsonv.AppendPyString(buf, b.ParentFingerprint)
+	buf = append(buf, '}', '\n')
+	bw.Write(buf)
+	return bw.Flush()
 }

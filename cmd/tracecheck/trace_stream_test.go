@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tracecheck/tracecheck/bench/tracegen"
+	"github.com/tracecheck/tracecheck/reducer"
 )
 
 // TestReplayCheckpointFlag: replay --checkpoint writes a checkpoint, uses
@@ -48,5 +49,21 @@ func TestReplayCheckpointFlag(t *testing.T) {
 	}
 	if code, _, _ := runCmd(t, "", "replay", "-", "--checkpoint", cp); code != 2 {
 		t.Fatalf("stdin with --checkpoint: exit %d, want 2", code)
+	}
+}
+
+func TestWriteBranchJSONMatchesValue(t *testing.T) {
+	for _, b := range []reducer.BranchRecord{
+		{},
+		{BranchID: "b\u2028<&>", ParentSessionID: "s", ParentRunID: "r", ForkSequence: 3,
+			InheritedEventIDs: []string{"evt-000", "é\"x", "evt-002"}, ParentFingerprint: "ab"},
+	} {
+		var got bytes.Buffer
+		if err := writeBranchJSON(&got, b); err != nil {
+			t.Fatal(err)
+		}
+		if want := append(b.Value().AppendJSON(nil), '\n'); !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("got %s\nwant %s", got.Bytes(), want)
+		}
 	}
 }
