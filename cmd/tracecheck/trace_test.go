@@ -10,8 +10,9 @@ import (
 )
 
 const (
-	s07 = "../../testdata/good/s07-session-replay.trace.jsonl"
-	s02 = "../../testdata/good/s02-events-streaming.trace.jsonl"
+	s07    = "../../testdata/good/s07-session-replay.trace.jsonl"
+	s02    = "../../testdata/good/s02-events-streaming.trace.jsonl"
+	tricky = "../../testdata/good/tricky.trace.jsonl" // non-ASCII, controls, escapes, big ints, floats
 )
 
 func TestValidateCommand(t *testing.T) {
@@ -107,7 +108,7 @@ if sys.argv[2] == "normalized":
 wire = json.dumps(events, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 print(hashlib.sha256(wire.encode("utf-8")).hexdigest())
 `
-	for _, f := range []string{s07, s02} {
+	for _, f := range []string{s07, s02, tricky} {
 		for _, mode := range []string{"plain", "normalized"} {
 			want, err := exec.Command(py, "-c", script, f, mode).Output()
 			if err != nil {
