@@ -37,6 +37,8 @@ const (
 	TornTail Code = "TORN_TAIL"
 	// LineTooLong: a line exceeds the reader's limit; nothing past it is read.
 	LineTooLong Code = "LINE_TOO_LONG"
+	// TooManyErrors: Validate stopped collecting problems (see MaxErrors).
+	TooManyErrors Code = "TOO_MANY_ERRORS"
 	// ReadFailed: the underlying reader failed.
 	ReadFailed Code = "READ_FAILED"
 )

@@ -138,6 +138,23 @@ func tornMsg(n int) string {
 	return fmt.Sprintf("last line has no newline (%d bytes): the writer stopped mid-line", n)
 }
 
+// MaxErrors bounds how many problems Validate collects from one file, and
+// with it Validate's memory; the last reported error is TooManyErrors.
+const MaxErrors = 100
+
+// isCascade reports whether an invariant error could be caused by lines
+// that were already reported as undecodable: a forward sequence gap no
+// wider than the undecodable lines, or a parent that may have been on one.
+func isCascade(code Code, seq, want int64, undecoded int) bool {
+	switch code {
+	case SequenceGap:
+		return seq > want && seq-want <= int64(undecoded)
+	case ParentNotEarlier:
+		return true
+	}
+	return false
+}
+
 // Validate checks every line of a JSONL file and the invariants of each run
 // in it, and returns every problem found (nil when the file is valid). Runs
 // are grouped by (session_id, provenance.run_id) as the reference validator
@@ -149,10 +166,16 @@ func Validate(r io.Reader, file string) []*Error {
 	var last *RunChecker
 	var lastSession, lastRun string
 	n := 0
+	undecoded := 0 // lines that failed before the invariants could see them
 	runPipeline(r, pipeConfig{mode: modeLean}, func(b *batch) bool {
 		for i, l := range b.lines {
 			res := &b.res[i]
 			n++
+			if len(errs) >= MaxErrors {
+				errs = append(errs, &Error{File: file, Line: l.num, Code: TooManyErrors,
+					Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", MaxErrors)})
+				return false
+			}
 			if l.torn {
 				errs = append(errs, tornTail(file, l.num, l.b-l.a))
 				return false
@@ -160,6 +183,7 @@ func Validate(r io.Reader, file string) []*Error {
 			if res.err != nil {
 				res.err.File, res.err.Line = file, l.num
 				errs = append(errs, res.err)
+				undecoded++
 				continue
 			}
 			ev := &res.ev
@@ -171,8 +195,14 @@ func Validate(r io.Reader, file string) []*Error {
 					groups[[2]string{string([]byte(ev.SessionID)), string([]byte(ev.Provenance.RunID))}] = c
 				}
 			}
+			want := c.Next()
 			cerr := c.Check(ev)
 			last, lastSession, lastRun = c, c.sessionID, c.runID // the checker's own copies
+			if cerr != nil && undecoded > 0 && isCascade(cerr.Code, ev.Sequence, want, undecoded) {
+				// An earlier line was already reported as undecodable; a gap
+				// or a missing parent it explains would only repeat it.
+				cerr = nil
+			}
 			if cerr != nil {
 				cerr.File, cerr.Line = file, l.num
 				cerr.EventID = string([]byte(cerr.EventID))

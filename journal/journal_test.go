@@ -243,3 +243,34 @@ func TestNewChecksInvariants(t *testing.T) {
 		t.Errorf("gap: got %v, want SEQUENCE_GAP", err)
 	}
 }
+
+// A line that cannot be decoded is reported once; the gap and the dangling
+// parent it leaves in the next event are not reported again.
+func TestValidateDoesNotCascade(t *testing.T) {
+	errs := journal.Validate(bytes.NewReader(readFixture(t, "bad/invalid-json.jsonl")), "x")
+	if len(errs) != 1 || errs[0].Code != jsonv.ErrInvalidJSON {
+		t.Fatalf("want exactly the INVALID_JSON error, got %v", errs)
+	}
+	// A gap wider than the undecodable lines is still reported.
+	good := bytes.SplitAfter(readFixture(t, "good/s07-session-replay.trace.jsonl"), []byte("\n"))
+	var in bytes.Buffer
+	in.Write(good[0])
+	in.WriteString("not json\n")
+	in.Write(good[4]) // sequence 4: three events missing, one line undecodable
+	errs = journal.Validate(&in, "x")
+	if len(errs) != 2 || errs[1].Code != journal.SequenceGap {
+		t.Fatalf("want INVALID_JSON then SEQUENCE_GAP, got %v", errs)
+	}
+}
+
+func TestValidateStopsAfterMaxErrors(t *testing.T) {
+	in := strings.Repeat("[]\n", journal.MaxErrors+50)
+	errs := journal.Validate(strings.NewReader(in), "x")
+	if len(errs) != journal.MaxErrors+1 {
+		t.Fatalf("got %d errors, want %d", len(errs), journal.MaxErrors+1)
+	}
+	last := errs[len(errs)-1]
+	if last.Code != journal.TooManyErrors || last.Line != journal.MaxErrors+1 {
+		t.Errorf("last error %v, want TOO_MANY_ERRORS on line %d", last, journal.MaxErrors+1)
+	}
+}
