@@ -250,6 +250,9 @@ func TestLeanScannerTakesReferenceLines(t *testing.T) {
 	var s lineScanner
 	var out leanLine
 	for _, l := range baseLines(t) {
+		if bytes.Contains(l, []byte(`"duration_ms"`)) {
+			continue // not in the reference layout: the full decoder takes it
+		}
 		if _, ok := s.scan(nil, l, &out); !ok {
 			t.Errorf("lean scanner gave up on a reference line: %s", l)
 		}

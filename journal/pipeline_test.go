@@ -145,8 +145,13 @@ func seqValidate(data []byte, file string) []*Error {
 	var errs []*Error
 	rd := NewReader(bytes.NewReader(data))
 	groups := map[[2]string]*RunChecker{}
-	n := 0
+	n, undecoded := 0, 0
 	for {
+		if len(errs) >= MaxErrors {
+			errs = append(errs, &Error{File: file, Line: n + 1, Code: TooManyErrors,
+				Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", MaxErrors)})
+			break
+		}
 		l, err := rd.Next()
 		if err != nil {
 			if err.Error() != "EOF" {
@@ -163,6 +168,7 @@ func seqValidate(data []byte, file string) []*Error {
 		if lerr != nil {
 			lerr.File, lerr.Line = file, l.Num
 			errs = append(errs, lerr)
+			undecoded++
 			continue
 		}
 		key := [2]string{ev.SessionID, ev.Provenance.RunID}
@@ -171,7 +177,8 @@ func seqValidate(data []byte, file string) []*Error {
 			c = newGroupChecker()
 			groups[key] = c
 		}
-		if cerr := c.Check(&ev); cerr != nil {
+		want := c.Next()
+		if cerr := c.Check(&ev); cerr != nil && !(undecoded > 0 && isCascade(cerr.Code, ev.Sequence, want, undecoded)) {
 			cerr.File, cerr.Line = file, l.Num
 			errs = append(errs, cerr)
 		}
