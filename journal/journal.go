@@ -101,18 +101,8 @@ func Scan(r io.Reader, file string, fn func(rec *Record) error) error {
 		for i, l := range b.lines {
 			res := &b.res[i]
 			raw := b.buf[l.a:l.b]
-			if l.torn {
-				out = tornTail(file, l.num, len(raw))
-				return false
-			}
-			if res.err != nil {
-				res.err.File, res.err.Line = file, l.num
-				out = res.err
-				return false
-			}
-			if cerr := c.Check(&res.ev); cerr != nil {
-				cerr.File, cerr.Line = file, l.num
-				out = cerr
+			if lerr := stopAt(file, l, res, c); lerr != nil {
+				out = lerr
 				return false
 			}
 			n++

@@ -354,19 +354,8 @@ func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error
 		for i, l := range b.lines {
 			res := &b.res[i]
 			raw := b.buf[l.a:l.b]
-			if l.torn {
-				out = tornTail(file, l.num, len(raw))
-				return false
-			}
-			if res.err != nil {
-				res.err.File, res.err.Line = file, l.num
-				out = res.err
-				return false
-			}
-			if cerr := c.Check(&res.ev); cerr != nil {
-				cerr.File, cerr.Line = file, l.num
-				cerr.EventID = string([]byte(cerr.EventID)) // it aliased the batch
-				out = cerr
+			if lerr := stopAt(file, l, res, c); lerr != nil {
+				out = lerr
 				return false
 			}
 			n++
@@ -390,4 +379,22 @@ func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error
 
 func tornTail(file string, line, n int) *Error {
 	return &Error{File: file, Line: line, Code: TornTail, Msg: tornMsg(n)}
+}
+
+// stopAt returns the problem that ends a single-run pass at line l, if any:
+// a torn tail, a line that did not decode, or an invariant violation.
+func stopAt(file string, l batchLine, res *lineResult, c *RunChecker) *Error {
+	if l.torn {
+		return tornTail(file, l.num, l.b-l.a)
+	}
+	if res.err != nil {
+		res.err.File, res.err.Line = file, l.num
+		return res.err
+	}
+	if cerr := c.Check(&res.ev); cerr != nil {
+		cerr.File, cerr.Line = file, l.num
+		cerr.EventID = string([]byte(cerr.EventID)) // lean events alias the batch
+		return cerr
+	}
+	return nil
 }
