@@ -2,9 +2,9 @@ package store
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/journal"
@@ -19,94 +19,132 @@ type Run struct {
 	ResumesRunID string // the run this one resumes; "" for the first run
 }
 
-// entry is what the store remembers of a stored event: where it is and the
-// SHA-256 of its canonical encoding, to tell a retry from a conflict.
-type entry struct {
-	line int
-	off  int64
-	sum  [sha256.Size]byte
-}
-
 // state is a session as far as it has been read or written: everything the
-// session rules need to admit the next event, and nothing more.
+// session rules need to admit the next event, and nothing more. Per event it
+// keeps a bit and a line number in ids and an offset in offs (about 12
+// bytes), nothing for the events a checkpoint covers but their bit.
 type state struct {
-	sessionID   string
-	ids         map[string]entry
-	runs        []Run
-	runSet      map[string]struct{}
-	checker     *journal.RunChecker // the current (last) run's
-	lastEventID string
-	lines       int   // complete lines, one event each
-	size        int64 // bytes of the complete lines
-	canon       []byte
-	canonicalz  jsonv.Canonicalizer
+	sessionID string
+	ids       idIndex
+	runs      []Run
+	runSet    map[string]struct{}
+	checker   *journal.RunChecker // the current (last) run's
+	lastID    []byte              // the last event's ID; empty in an empty session
+	lines     int                 // complete lines, one event each
+	size      int64               // bytes of the complete lines
+	base      int                 // lines covered by the checkpoint the state was loaded from
+	baseSize  int64               // their bytes
+	offs      []int64             // offs[i] is the offset of line base+1+i
+
+	scanner journal.LineScanner
+	canon   []byte // canonical encoding of the line being admitted
+	stored  []byte // canonical encoding of a stored line
+	canonz  jsonv.Canonicalizer
+
+	// Where a stored line is read back from, to compare a retry with it:
+	// src holds the file; pending the lines of the batch being built,
+	// which start at offset pendingOff.
+	src        io.ReaderAt
+	pending    []byte
+	pendingOff int64
 }
 
 func newState(sessionID string) *state {
-	return &state{sessionID: sessionID, ids: map[string]entry{}, runSet: map[string]struct{}{}}
+	return &state{sessionID: sessionID, runSet: map[string]struct{}{}}
 }
+
+// lastEventID returns the last event's ID, "" in an empty session.
+func (s *state) lastEventID() string { return string(s.lastID) }
 
 // admission is an event that passed the rules, ready to be committed.
 type admission struct {
-	value  jsonv.Value
+	// event's EventID, ParentEventID and Timestamp may alias the line.
 	event  journal.Event
-	sum    [sha256.Size]byte
-	dupOf  int // > 0: the same event is stored at this line; nothing to write
+	golden bool        // the line is already in the golden layout
+	value  jsonv.Value // the parsed event when the general path read it
+	dupOf  int         // > 0: the same event is stored at this line; nothing to write
+	dupOff int64       // and this offset
 	newRun *journal.RunChecker
 }
 
 // admit checks one line against the schema and the session rules without
 // changing the state. A retry of a stored event comes back with dupOf set;
-// a conflicting one is an EventIDConflict error.
-func (s *state) admit(raw []byte) (admission, *journal.Error) {
-	var a admission
+// a conflicting one is an EventIDConflict error. withPayload asks for
+// event.Payload (session.start always has it: the resume marker is in it).
+// err is an I/O error reading a stored line back.
+//
+// The line is read in one pass by the lean scanner, which checks the schema
+// and writes the canonical encoding; anything it does not take (whitespace,
+// escapes in the envelope, any violation) goes to journal.DecodeLine, which
+// decides and explains.
+func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.Error, err error) {
 	if i := bytes.IndexByte(raw, '\n'); i >= 0 {
 		return a, &journal.Error{Code: EmbeddedNewline,
-			Msg: fmt.Sprintf("byte %d is a newline: an event must be one line", i+1)}
+			Msg: fmt.Sprintf("byte %d is a newline: an event must be one line", i+1)}, nil
 	}
-	v, ev, jerr := journal.DecodeLine(raw)
-	if jerr != nil {
-		return a, jerr
+	var payload []byte
+	var lean bool
+	s.canon, a.event, payload, lean = s.scanner.Scan(s.canon[:0], raw)
+	if lean {
+		// The scanner takes an envelope only when it is compact and its
+		// strings have no escape: the golden layout. The payload decides.
+		a.golden = goldenLayout(payload)
+		if withPayload || a.event.Type == "session.start" {
+			a.event.Payload, _ = jsonv.Parse(payload) // the scanner validated it
+		}
+	} else {
+		v, ev, jerr := journal.DecodeLine(raw)
+		if jerr != nil {
+			return a, jerr, nil
+		}
+		a.value, a.event = v, ev
+		s.canon = v.AppendCanonical(s.canon[:0])
 	}
+	ev := &a.event
 	if ev.SessionID != s.sessionID {
 		return a, &journal.Error{EventID: ev.EventID, Code: WrongSession, Pointer: "/session_id",
-			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}
+			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}, nil
 	}
-	// The canonical form of a line DecodeLine accepted cannot fail.
-	s.canon, _ = s.canonicalz.Append(s.canon[:0], raw)
-	a.value, a.event, a.sum = v, ev, sha256.Sum256(s.canon)
-	if old, ok := s.ids[ev.EventID]; ok {
-		if old.sum == a.sum {
-			a.dupOf = old.line
-			return a, nil
+	if s.ids.has(ev.EventID) {
+		line, off, err := s.locate(ev.EventID)
+		if err != nil {
+			return a, nil, err
+		}
+		same, err := s.sameAsStored(off)
+		if err != nil {
+			return a, nil, err
+		}
+		if same {
+			a.dupOf, a.dupOff = line, off
+			return a, nil, nil
 		}
 		return a, &journal.Error{EventID: ev.EventID, Code: EventIDConflict, Pointer: "/event_id",
-			Msg: fmt.Sprintf("event_id %q is already stored at line %d with different content", ev.EventID, old.line)}
+			Msg: fmt.Sprintf("event_id %q is already stored at line %d with different content", ev.EventID, line)}, nil
 	}
 	checker := s.checker
 	runID := ev.Provenance.RunID
 	if len(s.runs) == 0 {
-		if resumed(&ev) {
+		if resumed(ev) {
 			return a, &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/resumed",
-				Msg: "the first run of a session has no run to resume"}
+				Msg: "the first run of a session has no run to resume"}, nil
 		}
 		checker = journal.NewRunChecker()
 		a.newRun = checker
 	} else if last := s.runs[len(s.runs)-1].RunID; runID != last {
 		if _, ended := s.runSet[runID]; ended {
 			return a, &journal.Error{EventID: ev.EventID, Code: RunEnded, Pointer: "/provenance/run_id",
-				Msg: fmt.Sprintf("run %q already ended: run %q follows it", runID, last)}
+				Msg: fmt.Sprintf("run %q already ended: run %q follows it", runID, last)}, nil
 		}
-		if jerr := checkResumeMarker(&ev, last); jerr != nil {
-			return a, jerr
+		if jerr := checkResumeMarker(ev, last); jerr != nil {
+			return a, jerr, nil
 		}
 		checker = journal.NewRunChecker()
 		a.newRun = checker
 	}
-	if jerr := checker.TryCheck(&ev); jerr != nil {
-		return a, jerr
+	if jerr := checker.TryCheck(ev); jerr != nil {
+		return a, jerr, nil
 	}
-	return a, nil
+	return a, nil, nil
 }
 
 // commit records an admitted event stored at the next line, size bytes long
@@ -115,11 +153,10 @@ func (s *state) commit(a *admission, size int) {
 	off := s.size
 	s.lines++
 	s.size += int64(size)
-	// Clone the IDs: the parsed strings share the whole line's text, which
-	// the state must not keep alive.
-	id := strings.Clone(a.event.EventID)
-	s.ids[id] = entry{line: s.lines, off: off, sum: a.sum}
+	s.offs = append(s.offs, off)
+	s.ids.add(a.event.EventID, s.lines)
 	if a.newRun != nil {
+		// A copy: the parsed string may share the whole line's text.
 		r := Run{RunID: strings.Clone(a.event.Provenance.RunID), FirstLine: s.lines}
 		if len(s.runs) > 0 {
 			r.ResumesRunID = s.runs[len(s.runs)-1].RunID
@@ -129,7 +166,92 @@ func (s *state) commit(a *admission, size int) {
 		s.checker = a.newRun
 	}
 	s.runs[len(s.runs)-1].Events++
-	s.lastEventID = id
+	s.lastID = append(s.lastID[:0], a.event.EventID...)
+}
+
+// offset returns the offset of a line this state read or wrote.
+func (s *state) offset(line int) (int64, bool) {
+	if i := line - s.base - 1; i >= 0 && i < len(s.offs) {
+		return s.offs[i], true
+	}
+	return 0, false
+}
+
+// locate returns the line and offset of a stored event ID. An event that a
+// checkpoint covers is found by reading the file up to the checkpoint: a
+// retry of such an old event is rare.
+func (s *state) locate(id string) (int, int64, error) {
+	if line := s.ids.line(id); line > 0 {
+		if off, ok := s.offset(line); ok {
+			return line, off, nil
+		}
+	}
+	rd := journal.NewReader(io.NewSectionReader(s.src, 0, s.baseSize))
+	var sc journal.LineScanner
+	var buf []byte
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		var ev journal.Event
+		var ok bool
+		if buf, ev, _, ok = sc.Scan(buf[:0], l.Raw); !ok {
+			_, ev, _ = journal.DecodeLine(l.Raw)
+		}
+		if ev.EventID == id {
+			return l.Num, l.Offset, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("event_id %q is in the checkpoint's set but not in the file before offset %d", id, s.baseSize)
+}
+
+// sameAsStored reports whether the line stored at off has the canonical
+// encoding of the line being admitted (s.canon).
+func (s *state) sameAsStored(off int64) (bool, error) {
+	var line []byte
+	if off >= s.pendingOff && off < s.pendingOff+int64(len(s.pending)) {
+		line = s.pending[off-s.pendingOff:]
+		line = line[:bytes.IndexByte(line, '\n')]
+	} else {
+		var err error
+		if line, err = readLineAt(s.src, off); err != nil {
+			return false, err
+		}
+	}
+	var ok bool
+	if s.stored, _, _, ok = s.scanner.Scan(s.stored[:0], line); !ok {
+		var err error
+		if s.stored, err = s.canonz.Append(s.stored[:0], line); err != nil {
+			return false, fmt.Errorf("the stored line at offset %d no longer parses: %v", off, err)
+		}
+	}
+	return bytes.Equal(s.stored, s.canon), nil
+}
+
+// readLineAt reads the line that starts at off, without its newline.
+func readLineAt(src io.ReaderAt, off int64) ([]byte, error) {
+	var line []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := src.ReadAt(buf, off+int64(len(line)))
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return append(line, buf[:i]...), nil
+		}
+		line = append(line, buf[:n]...)
+		if len(line) > journal.DefaultMaxLineBytes {
+			return nil, fmt.Errorf("no line end after offset %d", off)
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
 }
 
 // ResumedKey and ResumesRunIDKey are the session.start payload members of a
@@ -175,43 +297,61 @@ type Torn struct {
 	Bytes  []byte
 }
 
-// scan reads a session file from the start, admitting every complete line.
-// A torn last line is returned, not an error; any other bad line is an
-// ErrCorrupt *Error naming it. keep, when set, sees every event in order.
-func scan(r io.Reader, path, sessionID string, keep func(ev *journal.Event)) (*state, *Torn, error) {
-	s := newState(sessionID)
-	rd := journal.NewReader(r)
+// scan reads the file from where s stands (line s.lines, offset s.size) to
+// its end, admitting every complete line. A torn last line is returned, not
+// an error; any other bad line is an ErrCorrupt *Error naming it. keep, when
+// set, sees every event in order, with its payload and strings of its own.
+func (s *state) scan(src io.ReaderAt, path string, keep func(ev *journal.Event)) (*Torn, error) {
+	s.src = src
+	line0, off0 := s.lines, s.size
+	rd := journal.NewReader(io.NewSectionReader(src, off0, 1<<62))
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
-			return s, nil, nil
+			return nil, nil
 		}
 		if err != nil {
 			je, ok := err.(*journal.Error)
 			if ok && je.Code == journal.LineTooLong {
 				c := *je
-				c.File = path
-				return s, nil, &Error{Kind: ErrCorrupt, SessionID: sessionID, Path: path, Line: c.Line, Offset: s.size, Err: &c}
+				c.File, c.Line = path, c.Line+line0
+				return nil, &Error{Kind: ErrCorrupt, SessionID: s.sessionID, Path: path, Line: c.Line, Offset: s.size, Err: &c}
 			}
-			return s, nil, &Error{Kind: ErrIO, SessionID: sessionID, Path: path, Err: err}
+			return nil, &Error{Kind: ErrIO, SessionID: s.sessionID, Path: path, Err: err}
 		}
+		l.Num += line0
+		l.Offset += off0
 		if l.Torn {
-			return s, &Torn{Line: l.Num, Offset: l.Offset, Bytes: append([]byte(nil), l.Raw...)}, nil
+			return &Torn{Line: l.Num, Offset: l.Offset, Bytes: append([]byte(nil), l.Raw...)}, nil
 		}
-		a, jerr := s.admit(l.Raw)
+		a, jerr, err := s.admit(l.Raw, keep != nil)
+		if err != nil {
+			return nil, &Error{Kind: ErrIO, SessionID: s.sessionID, Path: path, Line: l.Num, Offset: l.Offset, Err: err}
+		}
 		if jerr == nil && a.dupOf > 0 {
 			jerr = &journal.Error{EventID: a.event.EventID, Code: journal.DuplicateEventID, Pointer: "/event_id",
 				Msg: fmt.Sprintf("event_id %q already appears at line %d", a.event.EventID, a.dupOf)}
 		}
 		if jerr != nil {
 			jerr.File, jerr.Line = path, l.Num
-			return s, nil, &Error{Kind: ErrCorrupt, SessionID: sessionID, Path: path, Line: l.Num, Offset: l.Offset, EventID: jerr.EventID, Err: jerr}
+			jerr.EventID = strings.Clone(jerr.EventID)
+			return nil, &Error{Kind: ErrCorrupt, SessionID: s.sessionID, Path: path, Line: l.Num, Offset: l.Offset, EventID: jerr.EventID, Err: jerr}
 		}
 		s.commit(&a, len(l.Raw)+1)
 		if keep != nil {
-			keep(&a.event)
+			ev := &a.event
+			ev.EventID, ev.ParentEventID, ev.Timestamp = strings.Clone(ev.EventID), strings.Clone(ev.ParentEventID), strings.Clone(ev.Timestamp)
+			ev.Redaction.Fields = slices.Clone(ev.Redaction.Fields) // the scanner shares them
+			keep(ev)
 		}
 	}
+}
+
+// scanFile is scan of a whole file into a new state.
+func scanFile(src io.ReaderAt, path, sessionID string, keep func(ev *journal.Event)) (*state, *Torn, error) {
+	s := newState(sessionID)
+	torn, err := s.scan(src, path, keep)
+	return s, torn, err
 }
 
 func tornError(sessionID, path string, t *Torn) *Error {

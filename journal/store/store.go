@@ -137,7 +137,7 @@ func (s *Store) Check(id string, repair bool) (*Report, error) {
 	if err := lock(f, repair); err != nil {
 		return nil, lockError(id, path, err)
 	}
-	st, torn, err := scan(f, path, id, nil)
+	st, torn, err := scanFile(f, path, id, nil)
 	rep := &Report{SessionID: id, Path: path, Events: st.lines, Runs: st.runs, Size: st.size, Torn: torn}
 	if err != nil {
 		return rep, err
@@ -172,7 +172,7 @@ func (s *Store) Load(id string) ([]journal.Event, []Run, error) {
 		return nil, nil, lockError(id, path, err)
 	}
 	var evs []journal.Event
-	st, torn, err := scan(f, path, id, func(ev *journal.Event) { evs = append(evs, *ev) })
+	st, torn, err := scanFile(f, path, id, func(ev *journal.Event) { evs = append(evs, *ev) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,7 +269,7 @@ func syncFile(name string) error {
 // readAll scans the first size bytes of f, which end at a line end.
 func readAll(f *os.File, size int64, path, id string) ([]journal.Event, error) {
 	var evs []journal.Event
-	_, torn, err := scan(io.NewSectionReader(f, 0, size), path, id, func(ev *journal.Event) { evs = append(evs, *ev) })
+	_, torn, err := scanFile(io.NewSectionReader(f, 0, size), path, id, func(ev *journal.Event) { evs = append(evs, *ev) })
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // WriterOptions say how OpenWriter treats a missing or torn session.
@@ -97,7 +99,7 @@ func (w *Writer) open(opts WriterOptions) error {
 	if err := lock(w.f, true); err != nil {
 		return lockError(w.id, w.path, err)
 	}
-	st, torn, err := scan(w.f, w.path, w.id, nil)
+	st, torn, err := scanFile(w.f, w.path, w.id, nil)
 	if err != nil {
 		return err
 	}
@@ -138,7 +140,7 @@ func (w *Writer) Repaired() *Report { return w.repaired }
 func (w *Writer) Position() Position {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := Position{Events: w.st.lines, LastEventID: w.st.lastEventID, Size: w.st.size}
+	p := Position{Events: w.st.lines, LastEventID: w.st.lastEventID(), Size: w.st.size}
 	if n := len(w.st.runs); n > 0 {
 		p.RunID = w.st.runs[n-1].RunID
 		p.NextSequence = w.st.checker.Next()
@@ -157,8 +159,7 @@ func (w *Writer) Runs() []Run {
 func (w *Writer) HasEventID(id string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, ok := w.st.ids[id]
-	return ok
+	return w.st.ids.has(id)
 }
 
 // HasRun reports whether the session holds a run with this ID.
@@ -188,7 +189,7 @@ func (w *Writer) NextEventIDs(n int) []string {
 	return NextEventIDs(w.st.lines, w.taken, n)
 }
 
-func (w *Writer) taken(id string) bool { _, ok := w.st.ids[id]; return ok }
+func (w *Writer) taken(id string) bool { return w.st.ids.has(id) }
 
 // NextEventIDs is the event_id rule of NextEventID for a session of events
 // events whose taken IDs taken reports: the next n IDs "evt-%03d" from
@@ -256,17 +257,33 @@ func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
 	}
 	acks := make([]Ack, 0, len(lines))
 	buf := w.buf[:0]
+	st := w.st
+	// A retry of an event earlier in this batch is compared with its line
+	// in buf, not yet written.
+	st.pendingOff = st.size
 	var rejected error
 	for _, raw := range lines {
-		a, jerr := w.st.admit(raw)
+		st.pending = buf
+		a, jerr, err := st.admit(raw, false)
+		if err != nil {
+			st.pending = nil
+			return nil, w.fail("cannot read back a stored event", err)
+		}
 		if jerr == nil && a.dupOf > 0 {
-			old := w.st.ids[a.event.EventID]
-			acks = append(acks, Ack{EventID: a.event.EventID, Line: old.line, Offset: old.off, Duplicate: true})
+			acks = append(acks, Ack{EventID: strings.Clone(a.event.EventID), Line: a.dupOf, Offset: a.dupOff, Duplicate: true})
 			continue
 		}
 		start := len(buf)
 		if jerr == nil {
-			buf = a.value.AppendJSON(buf)
+			switch {
+			case a.golden:
+				buf = append(buf, raw...) // already in the golden layout
+			case a.value.IsValid():
+				buf = a.value.AppendJSON(buf)
+			default:
+				v, _ := jsonv.Parse(raw) // the scanner accepted it
+				buf = v.AppendJSON(buf)
+			}
 			if n := len(buf) - start; n > journal.DefaultMaxLineBytes {
 				buf = buf[:start]
 				jerr = &journal.Error{EventID: a.event.EventID, Code: journal.LineTooLong,
@@ -278,14 +295,17 @@ func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
 			if jerr.Code == EventIDConflict {
 				kind = ErrConflict
 			}
-			rejected = &Error{Kind: kind, SessionID: w.id, Path: w.path, EventID: jerr.EventID, Err: jerr}
+			id := strings.Clone(jerr.EventID) // it may alias the caller's line
+			jerr.EventID = id
+			rejected = &Error{Kind: kind, SessionID: w.id, Path: w.path, EventID: id, Err: jerr}
 			break
 		}
 		buf = append(buf, '\n')
-		off := w.st.size
-		w.st.commit(&a, len(buf)-start)
-		acks = append(acks, Ack{EventID: w.st.lastEventID, Line: w.st.lines, Offset: off})
+		off := st.size
+		st.commit(&a, len(buf)-start)
+		acks = append(acks, Ack{EventID: st.lastEventID(), Line: st.lines, Offset: off})
 	}
+	st.pending = nil
 	if len(buf) > 0 {
 		if err := w.write(buf); err != nil {
 			return nil, err
@@ -313,10 +333,15 @@ func (w *Writer) write(buf []byte) error {
 		}
 	}
 	if err != nil {
-		w.broken = err
-		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: msg + "; the writer is broken, reopen the session", Err: err}
+		return w.fail(msg, err)
 	}
 	return nil
+}
+
+// fail breaks the writer: the state in memory may be ahead of the file.
+func (w *Writer) fail(msg string, err error) error {
+	w.broken = err
+	return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: msg + "; the writer is broken, reopen the session", Err: err}
 }
 
 func (w *Writer) usable() error {

@@ -1,0 +1,205 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
+
+// idIndex is the set of a session's event IDs and, for the events this
+// process has read or written, their line numbers.
+//
+// The store names events "evt-%03d" of their position in the session, so an
+// ID of that form is a bit in a bitset indexed by its number and its line
+// goes into a slice indexed by the same number: no allocation per event,
+// about 4 bytes and a bit each. Other IDs go into a map. Lines of events
+// covered by a checkpoint are not kept (0: unknown); the writer finds them
+// in the file when a retry needs them.
+type idIndex struct {
+	n     int      // IDs added
+	bits  []uint64 // evt-k IDs present
+	lo    int      // refLine[i] is the line of evt-(lo+i)
+	lines []uint32 // 0: unknown
+	other map[string]uint32
+	far   map[string]uint32 // lines of evt-k IDs outside [lo, lo+len(lines))
+}
+
+// refNumber returns k when id is exactly fmt.Sprintf("evt-%03d", k).
+func refNumber(id string) (int, bool) {
+	const prefix = "evt-"
+	if len(id) < len(prefix)+3 || len(id) > len(prefix)+12 || id[:len(prefix)] != prefix {
+		return 0, false
+	}
+	digits := id[len(prefix):]
+	if len(digits) > 3 && digits[0] == '0' {
+		return 0, false // %03d pads to three digits only
+	}
+	k := 0
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		k = k*10 + int(c-'0')
+	}
+	return k, true
+}
+
+// limit bounds the bitset and the line slice: IDs numbered far beyond the
+// IDs seen go to the maps, so an adversarial ID cannot make them huge.
+func (x *idIndex) limit() int { return 2*x.n + 1<<16 }
+
+func (x *idIndex) inBits(k int) bool { return k/64 < len(x.bits) && x.bits[k/64]&(1<<(k%64)) != 0 }
+
+func (x *idIndex) has(id string) bool {
+	if k, ok := refNumber(id); ok && x.inBits(k) {
+		return true
+	}
+	_, ok := x.other[id]
+	return ok
+}
+
+// line returns the line of a stored ID, or 0 when it is not known.
+func (x *idIndex) line(id string) int {
+	if k, ok := refNumber(id); ok && x.inBits(k) {
+		if i := k - x.lo; i >= 0 && i < len(x.lines) && x.lines[i] != 0 {
+			return int(x.lines[i])
+		}
+		return int(x.far[id])
+	}
+	return int(x.other[id])
+}
+
+// add records a new ID stored at line (0: unknown).
+func (x *idIndex) add(id string, line int) {
+	x.n++
+	k, ok := refNumber(id)
+	if !ok || k >= x.limit() {
+		if x.other == nil {
+			x.other = map[string]uint32{}
+		}
+		x.other[string([]byte(id))] = uint32(line) // a copy: id may alias a buffer
+		return
+	}
+	for k/64 >= len(x.bits) {
+		x.bits = append(x.bits, 0)
+	}
+	x.bits[k/64] |= 1 << (k % 64)
+	if line == 0 {
+		return
+	}
+	if len(x.lines) == 0 {
+		x.lo = k
+	}
+	if i := k - x.lo; i >= 0 && i < x.limit() {
+		for i >= len(x.lines) {
+			x.lines = append(x.lines, 0)
+		}
+		x.lines[i] = uint32(line)
+		return
+	}
+	if x.far == nil {
+		x.far = map[string]uint32{}
+	}
+	x.far[string([]byte(id))] = uint32(line)
+}
+
+// appendBinary records the set (not the lines): the evt-k IDs as ranges of
+// set bits, then the other IDs. A store's IDs are one range.
+func (x *idIndex) appendBinary(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(x.n))
+	var ranges []int
+	for k := 0; k < 64*len(x.bits); {
+		w := x.bits[k/64] >> (k % 64)
+		if w == 0 {
+			k += 64 - k%64
+			continue
+		}
+		k += bits.TrailingZeros64(w)
+		start := k
+		for k < 64*len(x.bits) && x.inBits(k) {
+			k++
+		}
+		ranges = append(ranges, start, k-start)
+	}
+	b = binary.AppendUvarint(b, uint64(len(ranges)/2))
+	for _, r := range ranges {
+		b = binary.AppendUvarint(b, uint64(r))
+	}
+	b = binary.AppendUvarint(b, uint64(len(x.other)))
+	for id := range x.other {
+		b = binary.AppendUvarint(b, uint64(len(id)))
+		b = append(b, id...)
+	}
+	return b
+}
+
+var errBadIDs = errors.New("bad event-id set")
+
+// readBinary restores a set written by appendBinary; every line is unknown.
+func (x *idIndex) readBinary(b []byte) error {
+	*x = idIndex{}
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	n, ok := next()
+	if !ok || n > 1<<40 {
+		return errBadIDs
+	}
+	x.n = int(n)
+	nr, ok := next()
+	if !ok || nr > uint64(len(b)) {
+		return errBadIDs
+	}
+	for range nr {
+		start, ok1 := next()
+		cnt, ok2 := next()
+		if !ok1 || !ok2 || start+cnt > uint64(x.limit()) {
+			return errBadIDs
+		}
+		x.setRange(int(start), int(start+cnt))
+	}
+	no, ok := next()
+	if !ok || no > uint64(len(b)) {
+		return errBadIDs
+	}
+	for range no {
+		l, ok := next()
+		if !ok || l > uint64(len(b)) {
+			return errBadIDs
+		}
+		if x.other == nil {
+			x.other = map[string]uint32{}
+		}
+		x.other[string(b[:l])] = 0
+		b = b[l:]
+	}
+	if len(b) != 0 {
+		return errBadIDs
+	}
+	return nil
+}
+
+// setRange sets bits [lo, hi), a word at a time.
+func (x *idIndex) setRange(lo, hi int) {
+	if hi <= lo {
+		return
+	}
+	if need := (hi + 63) / 64; need > len(x.bits) {
+		x.bits = append(x.bits, make([]uint64, need-len(x.bits))...)
+	}
+	for k := lo; k < hi; {
+		if k%64 == 0 && hi-k >= 64 {
+			x.bits[k/64] = ^uint64(0)
+			k += 64
+			continue
+		}
+		x.bits[k/64] |= 1 << (k % 64)
+		k++
+	}
+}
