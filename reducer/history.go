@@ -309,86 +309,13 @@ func (e *HistoryError) Error() string {
 //   - context.prune is not supported (no scenario uses a context budget) and
 //     is an error; every other event type leaves the history unchanged.
 func History(events []journal.Event, cfg HistoryConfig) ([]Message, error) {
-	var msgs []Message
-	if cfg.SystemPrompt != "" {
-		msgs = append(msgs, Message{Role: RoleSystem, Content: cfg.SystemPrompt})
-	}
-	// open is the index of the current turn's assistant message, or -1.
-	open := -1
+	b := NewHistoryBuilder(cfg)
 	for i := range events {
-		e := &events[i]
-		fail := func(pointer, format string, args ...any) error {
-			return &HistoryError{Sequence: e.Sequence, EventID: e.EventID, Type: e.Type, Pointer: pointer, Msg: fmt.Sprintf(format, args...)}
-		}
-		p := e.Payload
-		switch e.Type {
-		case "user.message":
-			msgs = append(msgs, Message{Role: RoleUser, Content: histString(p, "content")})
-			open = -1
-		case "model.request":
-			if err := histCheckRequest(msgs, p, fail); err != nil {
-				return nil, err
-			}
-			open = -1
-		case "model.response":
-			if p.Has("content") {
-				calls, err := histCalls(p, fail)
-				if err != nil {
-					return nil, err
-				}
-				msgs = append(msgs, Message{Role: RoleAssistant, Content: histString(p, "content"), ToolCalls: calls})
-				open = len(msgs) - 1
-			} else if f, _ := p.Get("final"); f.IsTrue() {
-				calls, err := histCalls(p, fail)
-				if err != nil {
-					return nil, err
-				}
-				msgs = append(msgs, Message{Role: RoleAssistant, Content: histString(p, "accumulated"), ToolCalls: calls})
-				open = len(msgs) - 1
-			}
-		case "tool.request":
-			call := ToolCall{ID: histString(p, "tool_call_id"), Name: histString(p, "tool")}
-			if a, ok := p.Get("arguments"); ok {
-				call.Arguments = a
-			}
-			if open < 0 {
-				return nil, fail("/tool_call_id", "tool call %q follows no assistant message of the current turn", call.ID)
-			}
-			listed := false
-			for _, c := range msgs[open].ToolCalls {
-				if c.ID == call.ID {
-					listed = true
-					break
-				}
-			}
-			if !listed {
-				msgs[open].ToolCalls = append(msgs[open].ToolCalls, call)
-			}
-		case "tool.result":
-			msgs = append(msgs, Message{
-				Role:       RoleTool,
-				Content:    ToolResultContent(p),
-				Name:       histString(p, "tool"),
-				ToolCallID: histString(p, "tool_call_id"),
-			})
-		case "context.compact":
-			if cfg.Compactor == nil {
-				return nil, fail("", "the journal compacts its context here; rebuilding it needs the run's compactor (HistoryConfig.Compactor)")
-			}
-			c, err := cfg.Compactor.Compact(msgs)
-			if err != nil {
-				return nil, fail("", "%v", err)
-			}
-			if err := histCheckCompaction(c, p, fail); err != nil {
-				return nil, err
-			}
-			msgs = c.Messages
-			open = -1
-		case "context.prune":
-			return nil, fail("", "context.prune cannot be replayed: the context budget is not modelled")
+		if err := b.Apply(&events[i]); err != nil {
+			return nil, err
 		}
 	}
-	return msgs, nil
+	return b.msgs, nil
 }
 
 func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, ...any) error) error {

@@ -84,6 +84,9 @@ type Resumed struct {
 	// Offset is the file size before the resume: every byte before it is
 	// unchanged.
 	Offset int64
+	// Rebuilt says how ResumeWriter rebuilt the history: from the
+	// checkpoint's projection and the events after it, or from every event.
+	Rebuilt SessionHistory
 }
 
 // ResumeError is a resume that could not be done; nothing was written.
@@ -121,13 +124,19 @@ func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, er
 // event_id w.NextEventID() (event IDs are unique across the session, so a
 // resumed run cannot restart at evt-000). The events are PlanResume's for
 // the file as it stands, appended in one group commit.
+//
+// The history is rebuilt from the file: from the resume history that the
+// session's checkpoint keeps (when it was made with the same history
+// configuration) and the events after it, else from every event. The
+// history after the resume becomes the projection of w's next checkpoint
+// (written by Close), so the next resume reads only what follows.
 func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
-	events, err := w.Events() // from the file, not from memory
+	rs, how, err := sessionState(w, opts.History)
 	if err != nil {
 		return nil, err
 	}
-	offset := w.Position().Size
-	res, err := planResume(w.SessionID(), events, opts, w.HasRun)
+	pos := w.Position()
+	res, after, err := planResume(w.SessionID(), rs, pos.Events, w.HasEventID, w.HasRun, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +144,9 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Acks, res.Offset = acks, offset
+	res.Acks, res.Offset, res.Rebuilt = acks, pos.Size, how
+	// Only an acceleration: a projection that cannot be set is not kept.
+	_ = setProjection(w, after, opts.History)
 	return res, nil
 }
 
@@ -149,29 +160,30 @@ func PlanResume(events []journal.Event, opts ResumeOptions) (*Resumed, error) {
 	if len(events) == 0 {
 		return nil, &ResumeError{Msg: "the session holds no event"}
 	}
+	id := events[0].SessionID
 	runs := map[string]bool{}
+	taken := make(map[string]bool, len(events))
+	rs := newResumeState(opts.History)
 	for i := range events {
 		runs[events[i].Provenance.RunID] = true
+		taken[events[i].EventID] = true
+		if err := rs.apply(&events[i]); err != nil {
+			return nil, &ResumeError{SessionID: id, Msg: "cannot rebuild the model-visible history", Err: err}
+		}
 	}
-	return planResume(events[0].SessionID, events, opts, func(r string) bool { return runs[r] })
+	res, _, err := planResume(id, rs, len(events), func(e string) bool { return taken[e] }, func(r string) bool { return runs[r] }, opts)
+	return res, err
 }
 
-func planResume(id string, events []journal.Event, opts ResumeOptions, hasRun func(string) bool) (*Resumed, error) {
-	fail := func(msg string, err error) (*Resumed, error) {
-		return nil, &ResumeError{SessionID: id, Msg: msg, Err: err}
+// planResume plans the resume of a session of n events whose resume state
+// is rs. It returns the plan and the state after the appended events.
+func planResume(id string, rs *resumeState, n int, taken, hasRun func(string) bool, opts ResumeOptions) (*Resumed, *resumeState, error) {
+	fail := func(msg string, err error) (*Resumed, *resumeState, error) {
+		return nil, nil, &ResumeError{SessionID: id, Msg: msg, Err: err}
 	}
-	hist, err := History(events, opts.History)
-	if err != nil {
-		return fail("cannot rebuild the model-visible history", err)
-	}
-	calls := UnansweredCalls(hist)
+	calls := UnansweredCalls(rs.hist.Messages())
 
-	res := &Resumed{SessionID: id, Repaired: calls}
-	var last *journal.Event
-	if len(events) > 0 {
-		last = &events[len(events)-1]
-		res.PreviousRunID = last.Provenance.RunID
-	}
+	res := &Resumed{SessionID: id, Repaired: calls, PreviousRunID: rs.lastRun}
 	res.RunID = opts.RunID
 	if res.RunID == "" {
 		for res.RunID == "" || hasRun(res.RunID) {
@@ -185,8 +197,8 @@ func planResume(id string, events []journal.Event, opts ResumeOptions, hasRun fu
 	switch {
 	case opts.Provenance != nil:
 		prov = *opts.Provenance
-	case last != nil:
-		prov = last.Provenance
+	case rs.lastProv != nil:
+		prov = *rs.lastProv
 	default:
 		return fail("the session holds no event to copy the provenance from; set ResumeOptions.Provenance", nil)
 	}
@@ -197,11 +209,7 @@ func planResume(id string, events []journal.Event, opts ResumeOptions, hasRun fu
 	if stamp == nil {
 		stamp = func(int64) string { return time.Now().UTC().Format(time.RFC3339) }
 	}
-	taken := make(map[string]bool, len(events))
-	for i := range events {
-		taken[events[i].EventID] = true
-	}
-	ids := store.NextEventIDs(len(events), func(id string) bool { return taken[id] }, 2+len(calls))
+	ids := store.NextEventIDs(n, taken, 2+len(calls))
 	var out []journal.Event
 	emit := func(typ string, actor journal.Actor, payload jsonv.Value) {
 		seq := int64(len(out))
@@ -223,37 +231,37 @@ func planResume(id string, events []journal.Event, opts ResumeOptions, hasRun fu
 		out = append(out, e)
 	}
 
-	emit("session.start", harness, startPayload(events, opts.StartPayload, res.PreviousRunID))
+	emit("session.start", harness, startPayload(rs.lastStart, opts.StartPayload, res.PreviousRunID))
 	for _, c := range calls {
 		emit("tool.result", harness, InterruptedToolResult(c))
 	}
 	if opts.Message != "" {
-		emit("user.message", userActor(events, opts.UserActor), jsonv.Obj(jsonv.M("content", jsonv.Str(opts.Message))))
+		emit("user.message", userActor(rs.userActor, opts.UserActor), jsonv.Obj(jsonv.M("content", jsonv.Str(opts.Message))))
 	}
 	res.Appended = out
 
 	// The history the new run holds is the one the file will give.
-	all := append(events[:len(events):len(events)], out...)
-	if res.History, err = History(all, opts.History); err != nil {
-		return fail("the resumed session's history does not rebuild", err)
+	after := rs.clone()
+	for i := range out {
+		if err := after.apply(&out[i]); err != nil {
+			return fail("the resumed session's history does not rebuild", err)
+		}
 	}
+	res.History = CloneMessages(after.hist.Messages())
 	if left := UnansweredCalls(res.History); len(left) > 0 {
 		return fail(fmt.Sprintf("%d tool call(s) still unanswered after the repair, first %q", len(left), left[0].ID), nil)
 	}
-	return res, nil
+	return res, after, nil
 }
 
 // startPayload is the resumed run's session.start payload: base (or the
-// last session.start's members), then resumed and resumes_run_id. A first
-// run (prev == "") gets no resume members.
-func startPayload(events []journal.Event, base jsonv.Value, prev string) jsonv.Value {
+// last session.start's members, last) then resumed and resumes_run_id. A
+// first run (prev == "") gets no resume members.
+func startPayload(last, base jsonv.Value, prev string) jsonv.Value {
 	if !base.IsValid() {
 		base = jsonv.Obj()
-		for i := len(events) - 1; i >= 0; i-- {
-			if events[i].Type == "session.start" && events[i].Payload.Kind() == jsonv.Object {
-				base = events[i].Payload
-				break
-			}
+		if last.IsValid() {
+			base = last
 		}
 	}
 	base = base.Without(store.ResumedKey).Without(store.ResumesRunIDKey)
@@ -263,14 +271,12 @@ func startPayload(events []journal.Event, base jsonv.Value, prev string) jsonv.V
 	return base.With(store.ResumedKey, jsonv.BoolValue(true)).With(store.ResumesRunIDKey, jsonv.Str(prev))
 }
 
-func userActor(events []journal.Event, a journal.Actor) journal.Actor {
+func userActor(last *journal.Actor, a journal.Actor) journal.Actor {
 	if a.Kind != "" {
 		return a
 	}
-	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Type == "user.message" {
-			return events[i].Actor
-		}
+	if last != nil {
+		return *last
 	}
 	return journal.Actor{Kind: "user", ID: "user"}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/journal/store"
@@ -20,6 +21,7 @@ func sessionCommands() []command {
 		{"append", "append events from stdin to a session, acknowledging each once durable", runSessionAppend},
 		{"resume", "start a new run of a session: repair interrupted tool calls, add a user turn", runSessionResume},
 		{"check", "validate the sessions of a store; repair a torn tail with --repair", runSessionCheck},
+		{"checkpoint", "write a session's checkpoint, so that opening and resuming read only what follows", runSessionCheckpoint},
 	}
 }
 
@@ -28,7 +30,7 @@ func sessionUsage(w io.Writer) {
 	fmt.Fprintf(w, "A session store is a directory holding one append-only JSONL file per session\n")
 	fmt.Fprintf(w, "(docs/session-store.md). Subcommands:\n")
 	for _, c := range sessionCommands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s session SUBCOMMAND --help' for its flags.\n", programName)
 	fmt.Fprintf(w, "Exit status: 0 ok, 1 an event or a session was rejected (or the session is\nlocked), 2 usage error or unknown session.\n")
@@ -311,10 +313,7 @@ func runSessionResume(e *env, args []string) int {
 	message := fs.String("message", "", "the new user message (`TEXT`); none when empty")
 	runID := fs.String("run-id", "", "the new run's run_id (default: run-<12 random hex digits>)")
 	repair := fs.Bool("repair", false, "repair a torn tail first")
-	system := fs.String("system-prompt", "", "the system prompt the session's runs used")
-	trigger := fs.Int("compact-trigger", 0, "the compactor's trigger_chars (`N`)")
-	keep := fs.Int("compact-keep", 0, "the compactor's keep_recent_messages (`N`)")
-	summary := fs.String("compact-summary", "", "the compactor's (fixed) summary `TEXT`")
+	history := historyFlags(fs)
 	clock := fs.String("clock", "", "timestamps `T0`+sequence seconds (RFC 3339) instead of the wall clock")
 	asJSON := fs.Bool("json", false, "print the outcome as one JSON object")
 	if code, ok := parseFlags(e, fs, args); !ok {
@@ -323,11 +322,7 @@ func runSessionResume(e *env, args []string) int {
 	if code, ok := needStore(e, fs.Name(), *dir, *session, true, fs.NArg()); !ok {
 		return code
 	}
-	opts := reducer.ResumeOptions{RunID: *runID, Message: *message, Repair: *repair,
-		History: reducer.HistoryConfig{SystemPrompt: *system}}
-	if fs.Changed("compact-trigger") || fs.Changed("compact-summary") {
-		opts.History.Compactor = &reducer.Compactor{TriggerChars: *trigger, KeepRecentMessages: *keep, Summarize: reducer.FixedSummary(*summary)}
-	}
+	opts := reducer.ResumeOptions{RunID: *runID, Message: *message, Repair: *repair, History: history()}
 	if *clock != "" {
 		t0, err := time.Parse(time.RFC3339, *clock)
 		if err != nil {
@@ -367,6 +362,79 @@ func runSessionResume(e *env, args []string) int {
 	for i, m := range res.History {
 		fmt.Fprintf(w, "%3d %s\n", i+1, describeMessage(m))
 	}
+	return exitOK
+}
+
+// historyFlags adds the flags of the history configuration the journal
+// does not record, and returns a function that reads them.
+func historyFlags(fs *pflag.FlagSet) func() reducer.HistoryConfig {
+	system := fs.String("system-prompt", "", "the system prompt the session's runs used")
+	trigger := fs.Int("compact-trigger", 0, "the compactor's trigger_chars (`N`)")
+	keep := fs.Int("compact-keep", 0, "the compactor's keep_recent_messages (`N`)")
+	summary := fs.String("compact-summary", "", "the compactor's (fixed) summary `TEXT`")
+	return func() reducer.HistoryConfig {
+		cfg := reducer.HistoryConfig{SystemPrompt: *system}
+		if fs.Changed("compact-trigger") || fs.Changed("compact-summary") {
+			cfg.Compactor = &reducer.Compactor{TriggerChars: *trigger, KeepRecentMessages: *keep, Summarize: reducer.FixedSummary(*summary)}
+		}
+		return cfg
+	}
+}
+
+func runSessionCheckpoint(e *env, args []string) int {
+	fs := newFlags(e, "session checkpoint", "session checkpoint --dir DIR --session ID [--repair] [history flags]",
+		"Write the checkpoint of session ID (<file>.checkpoint, atomically): the state a\n"+
+			"writer rebuilds by reading the file (size, runs, the current run's invariant\n"+
+			"state, the session's event IDs) and the resume history at its end, so that\n"+
+			"the next open and resume read only the events appended after it. The history\n"+
+			"is rebuilt from the previous checkpoint and the events after it; pass the\n"+
+			"--system-prompt and --compact-* settings that resume will use. A checkpoint\n"+
+			"is checked against the file before use and ignored when it does not match;\n"+
+			"the session file itself is never changed (docs/session-store.md). Writers\n"+
+			"also write one on close once a session holds 1,000 events, and resume leaves\n"+
+			"its history for the next one.")
+	dir, session := storeFlags(fs)
+	repair := fs.Bool("repair", false, "repair a torn tail first")
+	history := historyFlags(fs)
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if code, ok := needStore(e, fs.Name(), *dir, *session, true, fs.NArg()); !ok {
+		return code
+	}
+	st, err := store.Open(*dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session checkpoint: %v\n", programName, err)
+		return exitUsage
+	}
+	w, err := st.OpenWriter(*session, store.WriterOptions{Repair: *repair, CheckpointMinEvents: -1})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session checkpoint: %v%s\n", programName, err, hint(err))
+		return sessionExit(err)
+	}
+	defer w.Close()
+	if r := w.Repaired(); r != nil {
+		fmt.Fprintf(e.stdout, "repaired %s\n", describeRepair(r))
+	}
+	use := w.OpenedFrom()
+	how, err := reducer.CheckpointSession(w, history())
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session checkpoint: %v\n", programName, err)
+		return exitFailed
+	}
+	pos := w.Position()
+	switch {
+	case use.Used:
+		fmt.Fprintf(e.stdout, "opened from the previous checkpoint (%d events) and %d after it\n", use.Lines, use.TailLines)
+	case use.Ignored != "":
+		fmt.Fprintf(e.stdout, "previous checkpoint ignored: %s\n", use.Ignored)
+	}
+	from := "every event"
+	if how.FromProjection {
+		from = "the previous checkpoint's history"
+	}
+	fmt.Fprintf(e.stdout, "history rebuilt from %s and %d event(s)\n", from, how.Read)
+	fmt.Fprintf(e.stdout, "checkpoint %s: %d events, %d bytes, %d run(s)\n", use.Path, pos.Events, pos.Size, len(w.Runs()))
 	return exitOK
 }
 

@@ -29,7 +29,7 @@ func sessionFile(t *testing.T, dir string) string {
 }
 
 func TestSessionHelp(t *testing.T) {
-	for _, sub := range []string{"append", "resume", "check"} {
+	for _, sub := range []string{"append", "resume", "check", "checkpoint"} {
 		code, stdout, _ := runCmd(t, "", "session", sub, "--help")
 		if code != exitOK || !strings.Contains(stdout, "Usage: tracecheck session "+sub) {
 			t.Errorf("session %s --help: %d %q", sub, code, stdout)
@@ -46,6 +46,7 @@ func TestSessionHelp(t *testing.T) {
 		{"session", "append", "--dir", "d"},
 		{"session", "resume", "--dir", "d"},
 		{"session", "check"},
+		{"session", "checkpoint", "--dir", "d"},
 		{"session", "append", "--dir", "d", "--session", "s", "--batch", "0"},
 	} {
 		if code, _, stderr := runCmd(t, "", args...); code != exitUsage || stderr == "" {
@@ -201,5 +202,47 @@ func TestSessionResume(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
 		t.Fatalf("created %v", ents)
+	}
+}
+
+// session checkpoint writes the checkpoint; the next one starts from it,
+// and a resume from it prints and writes what a resume without it does.
+func TestSessionCheckpoint(t *testing.T) {
+	lines := fixtureLines(t)
+	data := []byte(strings.Join(lines, "") + "\n")
+	dirs := []string{t.TempDir(), t.TempDir()} // with a checkpoint, without
+	for _, dir := range dirs {
+		if err := os.WriteFile(sessionFile(t, dir), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := "session-s03-tool-dispatch"
+	cp := []string{"session", "checkpoint", "--dir", dirs[0], "--session", id}
+	code, stdout, stderr := runCmd(t, "", cp...)
+	if code != exitOK || !strings.Contains(stdout, "history rebuilt from every event and 5 event(s)\n") ||
+		!strings.Contains(stdout, ".checkpoint: 5 events, "+strconv.Itoa(len(data))+" bytes, 1 run(s)\n") {
+		t.Fatalf("first checkpoint: %d %q %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCmd(t, "", cp...)
+	if code != exitOK || !strings.Contains(stdout, "opened from the previous checkpoint (5 events) and 0 after it\n") ||
+		!strings.Contains(stdout, "history rebuilt from the previous checkpoint's history and 0 event(s)\n") {
+		t.Fatalf("second checkpoint: %d %q %q", code, stdout, stderr)
+	}
+	var outs []string
+	for _, dir := range dirs {
+		code, stdout, stderr := runCmd(t, "", "session", "resume", "--dir", dir, "--session", id, "--run-id", "run-2",
+			"--message", "Did the echo run?", "--clock", "2026-08-11T00:00:00Z")
+		if code != exitOK {
+			t.Fatalf("%d %q", code, stderr)
+		}
+		after, _ := os.ReadFile(sessionFile(t, dir))
+		outs = append(outs, stdout+string(after))
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("resume from the checkpoint:\n%s\nwithout:\n%s", outs[0], outs[1])
+	}
+	code, _, stderr = runCmd(t, "", "session", "checkpoint", "--dir", dirs[0], "--session", "nope")
+	if code != exitUsage || !strings.Contains(stderr, "session not found: nope") {
+		t.Fatalf("unknown: %d %q", code, stderr)
 	}
 }

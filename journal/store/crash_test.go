@@ -109,6 +109,9 @@ func child(mode string) int {
 				select {} // SIGKILL cannot be caught; wait for it
 			})
 		}
+		if w.OpenedFrom().Used {
+			os.Stdout.WriteString("opened from a checkpoint\n")
+		}
 		var out []byte
 		for i := start; ; {
 			n := 1
@@ -132,6 +135,13 @@ func child(mode string) int {
 				return fail(5, err)
 			}
 			i += n
+			// Now and then a checkpoint, which the next round opens from
+			// (a kill may land in the middle of writing it, too).
+			if rng.IntN(8) == 0 {
+				if err := w.WriteCheckpoint(); err != nil {
+					return fail(6, err)
+				}
+			}
 		}
 	}
 	return fail(2, fmt.Errorf("unknown child mode %q", mode))
@@ -150,7 +160,9 @@ func childCmd(t *testing.T, mode, dir string, extra ...string) *exec.Cmd {
 // event the writer acknowledged is in the file, that the file holds exactly
 // a prefix of what was sent, and that it validates once a torn tail (if the
 // kill left one) is repaired. The next round re-sends a few stored events
-// first, so retries are acknowledged as duplicates.
+// first, so retries are acknowledged as duplicates. Writers write a
+// checkpoint now and then, so most rounds open from a checkpoint and the
+// tail a killed writer left after it.
 //
 // A SIGKILL from outside seldom lands inside a write(2) (the writer spends
 // its time in fsync), so every other round the writer also kills itself
@@ -182,7 +194,7 @@ func crashRounds(t *testing.T, batch, rounds int) {
 	}
 	rng := rand.New(rand.NewPCG(20260810, uint64(batch)))
 	acked := map[int]bool{} // event index -> acknowledged by some writer
-	stored, torn, dups := 0, 0, 0
+	stored, torn, dups, cps := 0, 0, 0, 0
 	for round := 0; round < rounds; round++ {
 		from := stored - rng.IntN(min(stored, 4)+1)
 		killAfter := rng.IntN(40) // acknowledgements to read before the kill
@@ -208,6 +220,9 @@ func crashRounds(t *testing.T, batch, rounds int) {
 		n := 0
 		sc := bufio.NewScanner(out)
 		for sc.Scan() { // read to EOF: acks written before the kill count too
+			if sc.Text() == "opened from a checkpoint" {
+				cps++
+			}
 			id, ok := strings.CutPrefix(sc.Text(), "ack evt-")
 			if !ok {
 				continue
@@ -257,8 +272,8 @@ func crashRounds(t *testing.T, batch, rounds int) {
 		validates(t, rep.Path)
 	}
 	sides, _ := filepath.Glob(filepath.Join(dir, "*.torn-*"))
-	t.Logf("%d SIGKILL rounds: %d events stored, %d acknowledged (%d as duplicates of a retry), %d torn tails repaired (%d side files)",
-		rounds, stored, len(acked), dups, torn, len(sides))
+	t.Logf("%d SIGKILL rounds: %d events stored, %d acknowledged (%d as duplicates of a retry), %d torn tails repaired (%d side files), %d writers opened from a checkpoint",
+		rounds, stored, len(acked), dups, torn, len(sides), cps)
 	if len(acked) == 0 {
 		t.Fatal("no writer acknowledged anything: the test proved nothing")
 	}

@@ -77,4 +77,19 @@
 // line, a bad line that does end with a newline) is ErrCorrupt naming the
 // line; it is never skipped and never repaired, because repairing it would
 // mean dropping events that may have been acknowledged.
+//
+// # Checkpoints
+//
+// <name>.jsonl.checkpoint lets a writer open a long session by reading only
+// the events after it: it keeps the covered size, the runs, the current
+// run's invariant checker, the session's event IDs (as ranges), the last
+// event ID and the last events' positions, and a projection the caller may
+// keep with it (package reducer keeps the resume history). It is written
+// atomically by Close (from WriterOptions.CheckpointMinEvents events on),
+// WriteCheckpoint and `tracecheck session checkpoint`, and is never
+// trusted blindly: OpenWriter checks its SHA-256 trailer, versions, session,
+// the file's device and inode, the SHA-256 of the last covered line, of the
+// first line and of 16 sampled blocks, and reads the whole file when any of
+// them differs (Writer.OpenedFrom says why). The session file is never
+// changed because of a checkpoint.
 package store

@@ -85,7 +85,19 @@ func (x *idIndex) add(id string, line int) {
 		x.bits = append(x.bits, 0)
 	}
 	x.bits[k/64] |= 1 << (k % 64)
+	x.setLine(id, line)
+}
+
+// setLine records the line of an ID in the set.
+func (x *idIndex) setLine(id string, line int) {
 	if line == 0 {
+		return
+	}
+	k, ok := refNumber(id)
+	if !ok || !x.inBits(k) {
+		if _, in := x.other[id]; in {
+			x.other[id] = uint32(line)
+		}
 		return
 	}
 	if len(x.lines) == 0 {
@@ -108,8 +120,10 @@ func (x *idIndex) add(id string, line int) {
 // set bits, then the other IDs. A store's IDs are one range.
 func (x *idIndex) appendBinary(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(x.n))
+	// Ranges are found a word at a time: a million IDs are 15,625 words.
 	var ranges []int
-	for k := 0; k < 64*len(x.bits); {
+	total := 64 * len(x.bits)
+	for k := 0; k < total; {
 		w := x.bits[k/64] >> (k % 64)
 		if w == 0 {
 			k += 64 - k%64
@@ -117,10 +131,16 @@ func (x *idIndex) appendBinary(b []byte) []byte {
 		}
 		k += bits.TrailingZeros64(w)
 		start := k
-		for k < 64*len(x.bits) && x.inBits(k) {
-			k++
+		for k < total {
+			z := ^x.bits[k/64] >> (k % 64) // the clear bits from k on
+			if z == 0 {
+				k += 64 - k%64
+				continue
+			}
+			k += bits.TrailingZeros64(z)
+			break
 		}
-		ranges = append(ranges, start, k-start)
+		ranges = append(ranges, start, min(k, total)-start)
 	}
 	b = binary.AppendUvarint(b, uint64(len(ranges)/2))
 	for _, r := range ranges {

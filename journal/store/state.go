@@ -32,9 +32,15 @@ type state struct {
 	lastID    []byte              // the last event's ID; empty in an empty session
 	lines     int                 // complete lines, one event each
 	size      int64               // bytes of the complete lines
-	base      int                 // lines covered by the checkpoint the state was loaded from
-	baseSize  int64               // their bytes
-	offs      []int64             // offs[i] is the offset of line base+1+i
+	lastOff   int64               // offset of the last line
+	firstLen  int64               // bytes of the first line with its newline
+	offBase   int                 // lines before the first whose offset is known (a checkpoint covers them)
+	offs      []int64             // offs[i] is the offset of line offBase+1+i
+
+	// The IDs of the last checkpointRecent events, a ring: a checkpoint
+	// keeps them, so that a retry of a recent event is found at once.
+	recentIDs  [][]byte
+	recentNext int
 
 	scanner journal.LineScanner
 	canon   []byte // canonical encoding of the line being admitted
@@ -154,7 +160,12 @@ func (s *state) commit(a *admission, size int) {
 	s.lines++
 	s.size += int64(size)
 	s.offs = append(s.offs, off)
+	s.lastOff = off
+	if s.lines == 1 {
+		s.firstLen = int64(size)
+	}
 	s.ids.add(a.event.EventID, s.lines)
+	s.remember(a.event.EventID)
 	if a.newRun != nil {
 		// A copy: the parsed string may share the whole line's text.
 		r := Run{RunID: strings.Clone(a.event.Provenance.RunID), FirstLine: s.lines}
@@ -171,10 +182,35 @@ func (s *state) commit(a *admission, size int) {
 
 // offset returns the offset of a line this state read or wrote.
 func (s *state) offset(line int) (int64, bool) {
-	if i := line - s.base - 1; i >= 0 && i < len(s.offs) {
+	if i := line - s.offBase - 1; i >= 0 && i < len(s.offs) {
 		return s.offs[i], true
 	}
 	return 0, false
+}
+
+// remember puts the ID of the newest line into the ring of recent IDs,
+// reusing the ring's buffers.
+func (s *state) remember(id string) {
+	if len(s.recentIDs) < checkpointRecent {
+		s.recentIDs = append(s.recentIDs, []byte(id))
+		return
+	}
+	s.recentIDs[s.recentNext] = append(s.recentIDs[s.recentNext][:0], id...)
+	s.recentNext = (s.recentNext + 1) % checkpointRecent
+}
+
+// recent returns the offsets and IDs of the last lines whose offsets are
+// known, at most checkpointRecent.
+func (s *state) recent() ([]int64, []string) {
+	n := min(len(s.offs), len(s.recentIDs))
+	offs := s.offs[len(s.offs)-n:]
+	ids := make([]string, n)
+	for i := range n {
+		// The ring's oldest entry is at recentNext once it is full.
+		j := (s.recentNext + len(s.recentIDs) - n + i) % len(s.recentIDs)
+		ids[i] = string(s.recentIDs[j])
+	}
+	return offs, ids
 }
 
 // locate returns the line and offset of a stored event ID. An event that a
@@ -186,7 +222,11 @@ func (s *state) locate(id string) (int, int64, error) {
 			return line, off, nil
 		}
 	}
-	rd := journal.NewReader(io.NewSectionReader(s.src, 0, s.baseSize))
+	end := s.size
+	if len(s.offs) > 0 {
+		end = s.offs[0]
+	}
+	rd := journal.NewReader(io.NewSectionReader(s.src, 0, end))
 	var sc journal.LineScanner
 	var buf []byte
 	for {
@@ -206,7 +246,7 @@ func (s *state) locate(id string) (int, int64, error) {
 			return l.Num, l.Offset, nil
 		}
 	}
-	return 0, 0, fmt.Errorf("event_id %q is in the checkpoint's set but not in the file before offset %d", id, s.baseSize)
+	return 0, 0, fmt.Errorf("event_id %q is in the checkpoint's set but not in the file before offset %d", id, end)
 }
 
 // sameAsStored reports whether the line stored at off has the canonical

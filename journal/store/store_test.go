@@ -48,7 +48,7 @@ func TestFileName(t *testing.T) {
 		}
 	}
 	// Names FileName never produces are not sessions.
-	for _, name := range []string{"a.jsonl.torn-12", "%41.jsonl", "%2e.jsonl", ".x.jsonl", "x%2.jsonl", ".jsonl", "x.txt"} {
+	for _, name := range []string{"a.jsonl.torn-12", "a.jsonl.checkpoint", "a.jsonl.checkpoint.tmp", "%41.jsonl", "%2e.jsonl", ".x.jsonl", "x%2.jsonl", ".jsonl", "x.txt"} {
 		if id, ok := store.SessionID(name); ok {
 			t.Errorf("SessionID(%q) = %q, want not a session file", name, id)
 		}

@@ -3,8 +3,10 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -21,6 +23,14 @@ type WriterOptions struct {
 	// Repair repairs a torn tail (side file, truncate, fsync) instead of
 	// failing with ErrTornTail.
 	Repair bool
+	// NoCheckpoint neither reads nor writes the session's checkpoint: the
+	// whole file is read, and Close writes nothing.
+	NoCheckpoint bool
+	// CheckpointMinEvents: Close writes a checkpoint when the session holds
+	// at least this many events and changed since its checkpoint. 0 means
+	// DefaultCheckpointMinEvents; negative, never (WriteCheckpoint still
+	// writes one).
+	CheckpointMinEvents int
 }
 
 // Ack acknowledges one appended event. It is returned only once the event
@@ -59,6 +69,15 @@ type Writer struct {
 	closed   bool
 	created  bool
 	repaired *Report
+	opts     WriterOptions
+
+	// The checkpoint: how the writer opened, the caller's projection
+	// (loaded with the checkpoint or set since), and what the last
+	// checkpoint written or loaded covers.
+	use       CheckpointUse
+	proj      *Projection
+	projDirty bool
+	cpLines   int
 }
 
 // OpenWriter opens session id for appending: it takes the exclusive lock
@@ -87,7 +106,7 @@ func (s *Store) OpenWriter(id string, opts WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, &Error{Kind: ErrIO, SessionID: id, Path: path, Err: err}
 	}
-	w := &Writer{store: s, id: id, path: path, f: f, created: created}
+	w := &Writer{store: s, id: id, path: path, f: f, created: created, opts: opts}
 	if err := w.open(opts); err != nil {
 		f.Close()
 		return nil, err
@@ -99,7 +118,7 @@ func (w *Writer) open(opts WriterOptions) error {
 	if err := lock(w.f, true); err != nil {
 		return lockError(w.id, w.path, err)
 	}
-	st, torn, err := scanFile(w.f, w.path, w.id, nil)
+	st, torn, err := w.load(opts)
 	if err != nil {
 		return err
 	}
@@ -121,6 +140,136 @@ func (w *Writer) open(opts WriterOptions) error {
 	}
 	w.st = st
 	return nil
+}
+
+// load reads the session: from its checkpoint and the tail after it when
+// the checkpoint holds, else the whole file.
+func (w *Writer) load(opts WriterOptions) (*state, *Torn, error) {
+	w.use = CheckpointUse{Path: checkpointPath(w.path)}
+	if !opts.NoCheckpoint {
+		if st, why := w.loadCheckpoint(); st != nil {
+			lines, size := st.lines, st.size
+			torn, err := st.scan(w.f, w.path, nil)
+			if err == nil || !errors.Is(err, ErrCorrupt) {
+				w.use.Used, w.use.Lines, w.use.Offset, w.use.TailLines = true, lines, size, st.lines-lines
+				w.cpLines = lines
+				return st, torn, err
+			}
+			// A bad line in the tail: let a read of the whole file
+			// report the first bad line, whatever the checkpoint says.
+			w.use.Ignored = "the tail after it does not check against it"
+			w.proj = nil
+		} else {
+			w.use.Ignored = why
+		}
+	}
+	return scanFile(w.f, w.path, w.id, nil)
+}
+
+// OpenedFrom says whether OpenWriter used the session's checkpoint.
+func (w *Writer) OpenedFrom() CheckpointUse {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.use
+}
+
+// Projection returns the caller's projection kept with the checkpoint the
+// writer opened from, or the one set since with SetProjection; nil when
+// there is none.
+func (w *Writer) Projection() *Projection {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.proj
+}
+
+// SetProjection sets the projection the next checkpoint keeps. Its Lines
+// and Offset must name a line boundary of the session: Offset is the
+// session's size when Lines is its event count, else the offset of line
+// Lines+1 (known for the events this writer read or wrote).
+func (w *Writer) SetProjection(p *Projection) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p != nil {
+		ok := p.Lines == w.st.lines && p.Offset == w.st.size
+		if off, known := w.st.offset(p.Lines + 1); known && off == p.Offset && p.Lines < w.st.lines {
+			ok = true
+		}
+		if !ok {
+			return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path,
+				Msg: fmt.Sprintf("projection of %d events at offset %d is not at a known line boundary", p.Lines, p.Offset)}
+		}
+	}
+	w.proj, w.projDirty = p, true
+	return nil
+}
+
+// WriteCheckpoint writes the session's checkpoint now, atomically
+// (temporary file, fsync, rename), with the current projection. It writes
+// nothing for an empty session.
+func (w *Writer) WriteCheckpoint() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := w.writeCheckpoint(); err != nil {
+		return &Error{Kind: ErrIO, SessionID: w.id, Path: checkpointPath(w.path), Msg: "cannot write the checkpoint", Err: err}
+	}
+	return nil
+}
+
+// EachEvent reads the events stored from byte offset from (the start of a
+// line, at most the session's size: a Projection's Offset, or 0) to the end
+// of the session, from the file, not from memory, and calls fn with each in
+// order, payload included. The event and everything in it may be kept. An
+// error from fn stops the read and is returned as is.
+func (w *Writer) EachEvent(from int64, fn func(e *journal.Event) error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if from < 0 || from > w.st.size {
+		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: fmt.Sprintf("offset %d is outside the session's %d bytes", from, w.st.size)}
+	}
+	if from > 0 {
+		var b [1]byte
+		if _, err := w.f.ReadAt(b[:], from-1); err != nil || b[0] != '\n' {
+			return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: fmt.Sprintf("offset %d does not start a line", from), Err: err}
+		}
+	}
+	rd := journal.NewReader(io.NewSectionReader(w.f, from, w.st.size-from))
+	var sc journal.LineScanner
+	var buf []byte
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil && l.Torn {
+			err = errors.New("the last line has no newline")
+		}
+		if err != nil {
+			return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Offset: from + l.Offset, Msg: "cannot read the session back", Err: err}
+		}
+		var ev journal.Event
+		var payload []byte
+		var ok bool
+		if buf, ev, payload, ok = sc.Scan(buf[:0], l.Raw); ok {
+			ev.Payload, _ = jsonv.Parse(payload)
+			ev.EventID, ev.ParentEventID, ev.Timestamp = strings.Clone(ev.EventID), strings.Clone(ev.ParentEventID), strings.Clone(ev.Timestamp)
+			ev.Redaction.Fields = slices.Clone(ev.Redaction.Fields)
+		} else {
+			var jerr *journal.Error
+			if _, ev, jerr = journal.DecodeLine(l.Raw); jerr != nil {
+				jerr.File = w.path
+				return &Error{Kind: ErrCorrupt, SessionID: w.id, Path: w.path, Offset: from + l.Offset, Err: jerr}
+			}
+		}
+		if err := fn(&ev); err != nil {
+			return err
+		}
+	}
 }
 
 // SessionID returns the session's ID.
@@ -354,17 +503,32 @@ func (w *Writer) usable() error {
 	return nil
 }
 
-// Close releases the lock and closes the file. Everything acknowledged is
-// already durable; Close adds nothing to that.
+// Close writes the session's checkpoint when WriterOptions ask for it (the
+// session holds at least CheckpointMinEvents events and changed since its
+// checkpoint; never for a broken writer), then releases the lock and
+// closes the file. Everything acknowledged is already durable; Close adds
+// nothing to that. A checkpoint that cannot be written is reported after
+// the file is closed; the next open reads the whole file.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil
 	}
+	var cerr error
+	if min := w.opts.CheckpointMinEvents; w.broken == nil && !w.opts.NoCheckpoint && min >= 0 {
+		if min == 0 {
+			min = DefaultCheckpointMinEvents
+		}
+		if w.st.lines >= min && (w.st.lines != w.cpLines || w.projDirty) {
+			if err := w.writeCheckpoint(); err != nil {
+				cerr = &Error{Kind: ErrIO, SessionID: w.id, Path: checkpointPath(w.path), Msg: "cannot write the checkpoint", Err: err}
+			}
+		}
+	}
 	w.closed = true
 	if err := w.f.Close(); err != nil {
 		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Err: err}
 	}
-	return nil
+	return cerr
 }

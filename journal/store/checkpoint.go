@@ -1,0 +1,484 @@
+package store
+
+// Session checkpoints: a side file that lets a writer open a long session
+// by reading only the events after it.
+//
+// <session file>.checkpoint holds what OpenWriter would otherwise rebuild
+// by reading the whole file: the size and line count it covers, the runs,
+// the current run's invariant checker (journal.RunChecker's binary state),
+// the session's event IDs (evt-%03d IDs as ranges of a bitset, other IDs
+// listed), the last event ID, and the positions and IDs of the last
+// checkpointRecent events (so that a retry of a recent event is found at
+// once). A caller may keep a projection of its own with it (Projection:
+// package reducer keeps the resume history there).
+//
+// A checkpoint is an acceleration, never an authority. The session file is
+// never rewritten or truncated because of it. Before it is used it is
+// checked against the file: its own SHA-256 trailer, format, store rules,
+// trace version and event schema; the session ID; the file's device and
+// inode; that the file is at least as long as the covered prefix; the
+// SHA-256 of the last covered line (which must end with a newline), of the
+// first line, and of 16 blocks of 4 KiB spread over the prefix. Any
+// mismatch and the checkpoint is ignored: the whole file is read, as
+// without one. Bytes after the covered prefix are the tail: appended by a
+// writer that stopped before writing a new checkpoint, they are read and
+// checked like any line. An edit inside the prefix that changes none of the
+// checked bytes is not detected (Store.Check reads everything).
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/schema"
+)
+
+// CheckpointExt is appended to a session file's name to name its
+// checkpoint: <name>.jsonl.checkpoint.
+const CheckpointExt = ".checkpoint"
+
+// DefaultCheckpointMinEvents is the session length from which Close writes
+// a checkpoint: below it, reading the file costs about what writing the
+// checkpoint does.
+const DefaultCheckpointMinEvents = 1000
+
+const (
+	checkpointMagic  = "tracecheck-session-checkpoint/1\n"
+	rulesVersion     = "session-rules/1" // change when the session rules change
+	checkpointRecent = 1024              // events whose line, offset and ID are kept
+	sampleBlocks     = 16
+	sampleSize       = 4096
+	maxCheckpoint    = 256 << 20
+)
+
+var schemaDigest = func() string {
+	s := sha256.Sum256(schema.TraceEventJSON)
+	return hex.EncodeToString(s[:])
+}()
+
+// Projection is a caller's state derived from the session's first Lines
+// events (bytes [0, Offset) of the file), kept with the checkpoint so that
+// the caller can go on from it and read only the events after Offset
+// (Writer.EachEvent). The store does not interpret Data; Key says what made
+// it, and a caller ignores a projection whose key it does not know.
+type Projection struct {
+	Key    string
+	Lines  int
+	Offset int64
+	Data   []byte
+}
+
+// CheckpointUse says how OpenWriter opened the session.
+type CheckpointUse struct {
+	Path string // the checkpoint file
+	// Used: the state was loaded from the checkpoint, covering Lines events
+	// (Offset bytes), and only TailLines events after it were read.
+	Used      bool
+	Lines     int
+	Offset    int64
+	TailLines int
+	// Ignored says why an existing checkpoint was not used; "" when it was
+	// used, when there was none, or with WriterOptions.NoCheckpoint.
+	Ignored string
+}
+
+// checkpoint is the decoded side file.
+type checkpoint struct {
+	sessionID string
+	dev, ino  uint64
+	size      int64
+	lines     int
+	lastOff   int64
+	lastSHA   []byte
+	firstLen  int64
+	firstSHA  []byte
+	sample    []byte
+	runs      []Run
+	checker   []byte
+	ids       []byte
+	lastID    string
+	recentOff []int64 // offsets of the last len(recentOff) lines
+	recentID  []string
+	proj      *Projection
+}
+
+type enc struct{ b []byte }
+
+func (e *enc) uv(v uint64)    { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) v(v int64)      { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) bytes(p []byte) { e.uv(uint64(len(p))); e.b = append(e.b, p...) }
+func (e *enc) str(s string)   { e.uv(uint64(len(s))); e.b = append(e.b, s...) }
+
+type dec struct {
+	b   []byte
+	err error
+}
+
+func (d *dec) fail() {
+	if d.err == nil {
+		d.err = errors.New("truncated or malformed")
+	}
+}
+
+func (d *dec) uv() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) v() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) bytes() []byte {
+	n := d.uv()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	p := d.b[:n:n]
+	d.b = d.b[n:]
+	return p
+}
+
+func (d *dec) str() string { return string(d.bytes()) }
+
+// count reads a count of items that take at least one byte each.
+func (d *dec) count() int {
+	n := d.uv()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (c *checkpoint) encode() []byte {
+	e := &enc{b: []byte(checkpointMagic)}
+	e.str(rulesVersion)
+	e.str(journal.TraceVersion)
+	e.str(schemaDigest)
+	e.str(c.sessionID)
+	e.uv(c.dev)
+	e.uv(c.ino)
+	e.v(c.size)
+	e.uv(uint64(c.lines))
+	e.v(c.lastOff)
+	e.bytes(c.lastSHA)
+	e.v(c.firstLen)
+	e.bytes(c.firstSHA)
+	e.bytes(c.sample)
+	e.uv(uint64(len(c.runs)))
+	for _, r := range c.runs {
+		e.str(r.RunID)
+		e.uv(uint64(r.FirstLine))
+		e.uv(uint64(r.Events))
+	}
+	e.bytes(c.checker)
+	e.bytes(c.ids)
+	e.str(c.lastID)
+	e.uv(uint64(len(c.recentOff)))
+	prev := int64(0)
+	for i, off := range c.recentOff {
+		e.v(off - prev)
+		prev = off
+		e.str(c.recentID[i])
+	}
+	if c.proj == nil {
+		e.uv(0)
+	} else {
+		e.uv(1)
+		e.str(c.proj.Key)
+		e.uv(uint64(c.proj.Lines))
+		e.v(c.proj.Offset)
+		e.bytes(c.proj.Data)
+	}
+	sum := sha256.Sum256(e.b)
+	return append(e.b, sum[:]...)
+}
+
+func decodeCheckpoint(b []byte) (*checkpoint, error) {
+	if len(b) < len(checkpointMagic)+sha256.Size || string(b[:len(checkpointMagic)]) != checkpointMagic {
+		return nil, errors.New("not a session checkpoint")
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+		return nil, errors.New("its SHA-256 trailer does not match: the file is damaged")
+	}
+	d := &dec{b: body[len(checkpointMagic):]}
+	if v := d.str(); d.err == nil && v != rulesVersion {
+		return nil, fmt.Errorf("made under session rules %q, these are %q", v, rulesVersion)
+	}
+	if v := d.str(); d.err == nil && v != journal.TraceVersion {
+		return nil, fmt.Errorf("made for trace version %q", v)
+	}
+	if v := d.str(); d.err == nil && v != schemaDigest {
+		return nil, errors.New("made with another event schema")
+	}
+	c := &checkpoint{}
+	c.sessionID = d.str()
+	c.dev, c.ino = d.uv(), d.uv()
+	c.size = d.v()
+	c.lines = int(d.uv())
+	c.lastOff = d.v()
+	c.lastSHA = d.bytes()
+	c.firstLen = d.v()
+	c.firstSHA = d.bytes()
+	c.sample = d.bytes()
+	nr := d.count()
+	c.runs = make([]Run, 0, nr)
+	for range nr {
+		r := Run{RunID: d.str(), FirstLine: int(d.uv()), Events: int(d.uv())}
+		if n := len(c.runs); n > 0 {
+			r.ResumesRunID = c.runs[n-1].RunID
+		}
+		c.runs = append(c.runs, r)
+	}
+	c.checker = d.bytes()
+	c.ids = d.bytes()
+	c.lastID = d.str()
+	nrec := d.count()
+	prev := int64(0)
+	for range nrec {
+		prev += d.v()
+		c.recentOff = append(c.recentOff, prev)
+		c.recentID = append(c.recentID, d.str())
+	}
+	if d.uv() == 1 {
+		c.proj = &Projection{Key: d.str(), Lines: int(d.uv()), Offset: d.v(), Data: d.bytes()}
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return c, nil
+}
+
+// checkpointPath is the side file of a session file.
+func checkpointPath(path string) string { return path + CheckpointExt }
+
+// loadCheckpoint reads the checkpoint of w's session and checks it against
+// the file. It returns the state it holds, or nil and why it was not used
+// ("" when there is no checkpoint).
+func (w *Writer) loadCheckpoint() (*state, string) {
+	b, err := os.ReadFile(checkpointPath(w.path))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ""
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	if len(b) > maxCheckpoint {
+		return nil, "too large"
+	}
+	c, err := decodeCheckpoint(b)
+	if err != nil {
+		return nil, err.Error()
+	}
+	st, err := c.verify(w.f, w.id)
+	if err != nil {
+		return nil, err.Error()
+	}
+	w.proj = c.proj
+	return st, ""
+}
+
+// verify checks c against the open session file f and returns the state it
+// describes.
+func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
+	stale := func(format string, args ...any) (*state, error) {
+		return nil, fmt.Errorf(format, args...)
+	}
+	if c.sessionID != sessionID {
+		return stale("made for session %q", c.sessionID)
+	}
+	dev, ino, size, err := fileID(f)
+	if err != nil {
+		return stale("cannot stat the session file: %v", err)
+	}
+	switch {
+	case dev != c.dev || ino != c.ino:
+		return stale("made for another file (device %d inode %d; this one is %d, %d)", c.dev, c.ino, dev, ino)
+	case c.lines <= 0 || c.size <= 0:
+		return stale("covers no event")
+	case size < c.size:
+		return stale("the file is %d bytes, shorter than the %d it covered", size, c.size)
+	case c.lastOff < 0 || c.lastOff >= c.size || c.size-c.lastOff > journal.DefaultMaxLineBytes+1:
+		return stale("bad last line offset")
+	case c.firstLen <= 0 || c.firstLen > c.size || c.firstLen > journal.DefaultMaxLineBytes+1:
+		return stale("bad first line length")
+	case len(c.recentOff) > c.lines || len(c.recentOff) > checkpointRecent:
+		return stale("bad recent events")
+	}
+	digest := func(off, n int64) ([]byte, error) {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(f, off, n)); err != nil {
+			return nil, err
+		}
+		return h.Sum(nil), nil
+	}
+	last, err := readLineAt(f, c.lastOff)
+	if err != nil || c.lastOff+int64(len(last))+1 != c.size {
+		return stale("the last covered line does not end where the checkpoint does")
+	}
+	if s, err := digest(c.lastOff, c.size-c.lastOff); err != nil || !bytes.Equal(s, c.lastSHA) {
+		return stale("the last covered line changed")
+	}
+	if s, err := digest(0, c.firstLen); err != nil || !bytes.Equal(s, c.firstSHA) {
+		return stale("the first line changed")
+	}
+	if s, err := sampleDigest(f, c.size); err != nil || !bytes.Equal(s, c.sample) {
+		return stale("the sampled blocks of the covered bytes changed")
+	}
+	st := newState(sessionID)
+	st.checker = journal.NewRunChecker()
+	if err := st.checker.UnmarshalBinary(c.checker); err != nil {
+		return stale("bad checker state")
+	}
+	if err := st.ids.readBinary(c.ids); err != nil {
+		return stale("bad event-id set")
+	}
+	total, line := 0, 1
+	for _, r := range c.runs {
+		if r.RunID == "" || r.FirstLine != line || r.Events <= 0 {
+			return stale("bad runs")
+		}
+		if _, dup := st.runSet[r.RunID]; dup {
+			return stale("bad runs")
+		}
+		st.runSet[r.RunID] = struct{}{}
+		total += r.Events
+		line += r.Events
+	}
+	if len(c.runs) == 0 || total != c.lines || !st.ids.has(c.lastID) {
+		return stale("runs, events and IDs disagree")
+	}
+	if p := c.proj; p != nil && (p.Lines < 0 || p.Lines > c.lines || p.Offset < 0 || p.Offset > c.size || (p.Lines == 0) != (p.Offset == 0)) {
+		return stale("bad projection bounds")
+	}
+	st.runs = c.runs
+	st.lines, st.size = c.lines, c.size
+	st.lastID = []byte(c.lastID)
+	st.lastOff, st.firstLen = c.lastOff, c.firstLen
+	// The recent events: their lines and offsets are known again.
+	n := len(c.recentOff)
+	st.offBase = c.lines - n
+	for i := range n {
+		line := st.offBase + 1 + i
+		if i > 0 && c.recentOff[i] <= c.recentOff[i-1] || c.recentOff[i] >= c.size || !st.ids.has(c.recentID[i]) {
+			return stale("bad recent events")
+		}
+		st.offs = append(st.offs, c.recentOff[i])
+		st.ids.setLine(c.recentID[i], line)
+		st.remember(c.recentID[i])
+	}
+	if n > 0 && c.recentOff[n-1] != c.lastOff {
+		return stale("bad recent events")
+	}
+	return st, nil
+}
+
+// sampleDigest hashes sampleBlocks blocks spread evenly over [0, n).
+func sampleDigest(src io.ReaderAt, n int64) ([]byte, error) {
+	h := sha256.New()
+	if n <= sampleBlocks*sampleSize {
+		if _, err := io.Copy(h, io.NewSectionReader(src, 0, n)); err != nil {
+			return nil, err
+		}
+		return h.Sum(nil), nil
+	}
+	buf := make([]byte, sampleSize)
+	for i := int64(0); i < sampleBlocks; i++ {
+		off := i * (n - sampleSize) / (sampleBlocks - 1)
+		if _, err := src.ReadAt(buf, off); err != nil {
+			return nil, err
+		}
+		h.Write(buf)
+	}
+	return h.Sum(nil), nil
+}
+
+// makeCheckpoint describes the session as w's state has it.
+func (w *Writer) makeCheckpoint() (*checkpoint, error) {
+	st := w.st
+	dev, ino, _, err := fileID(w.f)
+	if err != nil {
+		return nil, err
+	}
+	c := &checkpoint{sessionID: w.id, dev: dev, ino: ino, size: st.size, lines: st.lines,
+		lastOff: st.lastOff, firstLen: st.firstLen, runs: st.runs, lastID: st.lastEventID(), proj: w.proj}
+	digest := func(off, n int64) ([]byte, error) {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(w.f, off, n)); err != nil {
+			return nil, err
+		}
+		return h.Sum(nil), nil
+	}
+	if c.lastSHA, err = digest(st.lastOff, st.size-st.lastOff); err != nil {
+		return nil, err
+	}
+	if c.firstSHA, err = digest(0, st.firstLen); err != nil {
+		return nil, err
+	}
+	if c.sample, err = sampleDigest(w.f, st.size); err != nil {
+		return nil, err
+	}
+	if c.checker, err = st.checker.MarshalBinary(); err != nil {
+		return nil, err
+	}
+	c.ids = st.ids.appendBinary(nil)
+	c.recentOff, c.recentID = st.recent()
+	return c, nil
+}
+
+// writeCheckpoint replaces the checkpoint atomically: a temporary file,
+// fsynced, renamed over it. The caller holds w.mu and the session lock.
+func (w *Writer) writeCheckpoint() error {
+	if w.st.lines == 0 {
+		return nil
+	}
+	c, err := w.makeCheckpoint()
+	if err != nil {
+		return err
+	}
+	path := checkpointPath(w.path)
+	tmp := path + ".tmp" // the session lock makes it ours
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(c.encode())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	w.cpLines, w.projDirty = w.st.lines, false
+	return nil
+}

@@ -1,0 +1,133 @@
+package reducer_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/store"
+	"github.com/tracecheck/tracecheck/reducer"
+)
+
+// benchSession is a generated long session with a checkpoint, shared by the
+// sub-benchmarks of one size.
+type benchSession struct {
+	st    *store.Store
+	id    string
+	g     *sessionGen
+	bytes int64
+	runs  int
+}
+
+// newBenchSession writes a session of at least prior events directly in
+// the golden layout (one run of agent turns, compacted as it goes), then
+// checkpoints it: one read of the whole file.
+func newBenchSession(b *testing.B, dir string, prior int) *benchSession {
+	b.Helper()
+	begin := time.Now()
+	st, err := store.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &benchSession{st: st, id: fmt.Sprintf("session-bench-%d", prior)}
+	path, _ := st.Path(s.id)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	var line []byte
+	s.g = newSessionGen(s.id, func(e *journal.Event) {
+		line = e.AppendGolden(line[:0])
+		bw.Write(line)
+		s.bytes += int64(len(line))
+	})
+	s.g.start(b)
+	for s.g.n < prior {
+		s.g.turn(b, false)
+	}
+	if err := bw.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	written := time.Since(begin)
+	w, err := st.OpenWriter(s.id, store.WriterOptions{CheckpointMinEvents: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := reducer.CheckpointSession(w, genConfig); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d events (%.1f MB) written in %v, checkpointed in %v", s.g.n, float64(s.bytes)/1e6, written.Round(time.Millisecond), (time.Since(begin) - written).Round(time.Millisecond))
+	return s
+}
+
+// resume resumes the session once, as a new run with a user message:
+// open the writer (from its checkpoint and the tail after it), rebuild the
+// history (from the checkpoint's projection and the tail), append, close
+// (which writes the next checkpoint).
+func (s *benchSession) resume(b *testing.B) *reducer.Resumed {
+	s.runs++
+	w, err := s.st.OpenWriter(s.id, store.WriterOptions{CheckpointMinEvents: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := reducer.ResumeWriter(w, reducer.ResumeOptions{RunID: fmt.Sprintf("run-b%d", s.runs), Message: "Carry on.",
+		History: genConfig, Timestamp: fixedClock})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !w.OpenedFrom().Used || !res.Rebuilt.FromProjection {
+		b.Fatalf("the resume did not start from the checkpoint: %+v, %+v", w.OpenedFrom(), res.Rebuilt)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return res
+}
+
+// BenchmarkResumeAfter resumes a long session that has a checkpoint, after
+// 1k and after 1M prior events: the cost must not grow with the prior
+// events (issue 5: within 2x). tail=0 resumes right after the previous
+// resume; tail=N first appends about N events (agent turns) with a writer
+// that dies without a checkpoint, so the resume reads them (store state and
+// history) after the checkpoint. The model-visible history stays bounded
+// because the generated session compacts, as long sessions do.
+func BenchmarkResumeAfter(b *testing.B) {
+	dir := b.TempDir()
+	sessions := map[int]*benchSession{}
+	for _, tail := range []int{0, 100} {
+		for _, prior := range []int{1_000, 1_000_000} {
+			name := fmt.Sprintf("tail=%d/prior=%s", tail, map[int]string{1_000: "1k", 1_000_000: "1M"}[prior])
+			b.Run(name, func(b *testing.B) {
+				s := sessions[prior]
+				if s == nil {
+					s = newBenchSession(b, dir, prior)
+					sessions[prior] = s
+				}
+				b.ResetTimer()
+				for range b.N {
+					if tail > 0 {
+						b.StopTimer()
+						appendTurns(b, s.st, s.g, tail/7, false, true)
+						b.StartTimer()
+					}
+					res := s.resume(b)
+					b.StopTimer()
+					for i := range res.Appended {
+						s.g.observe(b, &res.Appended[i])
+					}
+					b.StartTimer()
+				}
+			})
+		}
+	}
+}
