@@ -12,6 +12,14 @@ package store
 // once). A caller may keep a projection of its own with it (Projection:
 // package reducer keeps the resume history there).
 //
+// The SHA-256 trailer catches a damaged or mixed-up file; the fields that
+// decide what the writer accepts next are also checked against the file (the
+// last covered event's ID, run and sequence against the state's last event
+// ID, last run and checker). A checkpoint crafted with a valid trailer could
+// still misstate older runs' lengths or the current run's ID set, as a
+// crafted session file could misstate anything: the store directory is
+// trusted as a whole.
+//
 // A checkpoint is an acceleration, never an authority. The session file is
 // never rewritten or truncated because of it. Before it is used it is
 // checked against the file: its own SHA-256 trailer, format, store rules,
@@ -317,8 +325,8 @@ func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
 	switch {
 	case dev != c.dev || ino != c.ino:
 		return stale("made for another file (device %d inode %d; this one is %d, %d)", c.dev, c.ino, dev, ino)
-	case c.lines <= 0 || c.size <= 0:
-		return stale("covers no event")
+	case c.lines <= 0 || c.size <= 0 || int64(c.lines) > c.size/2:
+		return stale("covers no event, or more events than bytes allow")
 	case size < c.size:
 		return stale("the file is %d bytes, shorter than the %d it covered", size, c.size)
 	case c.lastOff < 0 || c.lastOff >= c.size || c.size-c.lastOff > journal.DefaultMaxLineBytes+1:
@@ -353,7 +361,7 @@ func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
 	if err := st.checker.UnmarshalBinary(c.checker); err != nil {
 		return stale("bad checker state")
 	}
-	if err := st.ids.readBinary(c.ids); err != nil {
+	if err := st.ids.readBinary(c.ids); err != nil || st.ids.n != c.lines {
 		return stale("bad event-id set")
 	}
 	total, line := 0, 1
@@ -373,6 +381,22 @@ func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
 	}
 	if p := c.proj; p != nil && (p.Lines < 0 || p.Lines > c.lines || p.Offset < 0 || p.Offset > c.size || (p.Lines == 0) != (p.Offset == 0)) {
 		return stale("bad projection bounds")
+	}
+	// The last covered event is the one the state ends with: its ID, run
+	// and sequence.
+	var sc journal.LineScanner
+	_, ev, _, ok := sc.Scan(nil, last)
+	if !ok {
+		var jerr *journal.Error
+		if _, ev, jerr = journal.DecodeLine(last); jerr != nil {
+			return stale("the last covered line is not an event")
+		}
+	}
+	lastRun := c.runs[len(c.runs)-1]
+	if ev.SessionID != sessionID || ev.EventID != c.lastID || ev.Provenance.RunID != lastRun.RunID ||
+		ev.Sequence+1 != st.checker.Next() || int64(lastRun.Events) != st.checker.Next() ||
+		(len(c.recentID) > 0 && c.recentID[len(c.recentID)-1] != c.lastID) {
+		return stale("the last covered event is not the one the checkpoint ends with")
 	}
 	st.runs = c.runs
 	st.lines, st.size = c.lines, c.size

@@ -168,7 +168,7 @@ func (x *idIndex) readBinary(b []byte) error {
 		return v, true
 	}
 	n, ok := next()
-	if !ok || n > 1<<40 {
+	if !ok || n > 1<<32 {
 		return errBadIDs
 	}
 	x.n = int(n)
@@ -200,6 +200,14 @@ func (x *idIndex) readBinary(b []byte) error {
 		b = b[l:]
 	}
 	if len(b) != 0 {
+		return errBadIDs
+	}
+	// Each ID once: the bits and the other IDs add up to the count.
+	set := len(x.other)
+	for _, w := range x.bits {
+		set += bits.OnesCount64(w)
+	}
+	if set != x.n {
 		return errBadIDs
 	}
 	return nil
