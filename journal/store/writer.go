@@ -102,6 +102,11 @@ func (s *Store) OpenWriter(id string, opts WriterOptions) (*Writer, error) {
 		} else {
 			created = err == nil
 		}
+		if created {
+			// A checkpoint left by a removed session of the same name
+			// describes nothing here.
+			os.Remove(checkpointPath(path))
+		}
 	}
 	if err != nil {
 		return nil, &Error{Kind: ErrIO, SessionID: id, Path: path, Err: err}
