@@ -82,8 +82,10 @@ type idSet struct {
 	n     int // ids added
 }
 
-// refIndex returns k when id is exactly fmt.Sprintf("evt-%03d", k).
-func refIndex(id string) (int, bool) {
+// RefEventNumber returns k when id is exactly fmt.Sprintf("evt-%03d", k),
+// the reference's event id for position k. Stores use it to keep such ids
+// as bits rather than strings.
+func RefEventNumber(id string) (int, bool) {
 	const prefix = "evt-"
 	if len(id) < len(prefix)+3 || len(id) > len(prefix)+12 || id[:len(prefix)] != prefix {
 		return 0, false
@@ -108,7 +110,7 @@ func refIndex(id string) (int, bool) {
 func (s *idSet) bitLimit() int { return 2*s.n + 1<<16 }
 
 func (s *idSet) has(id string) bool {
-	if k, ok := refIndex(id); ok && k/64 < len(s.bits) && s.bits[k/64]&(1<<(k%64)) != 0 {
+	if k, ok := RefEventNumber(id); ok && k/64 < len(s.bits) && s.bits[k/64]&(1<<(k%64)) != 0 {
 		return true
 	}
 	_, ok := s.other[id]
@@ -136,7 +138,7 @@ func (s *idSet) setRange(lo, hi int) {
 
 // remove undoes add(id) for an id that was not in the set before.
 func (s *idSet) remove(id string) {
-	if k, ok := refIndex(id); ok && k/64 < len(s.bits) && s.bits[k/64]&(1<<(k%64)) != 0 {
+	if k, ok := RefEventNumber(id); ok && k/64 < len(s.bits) && s.bits[k/64]&(1<<(k%64)) != 0 {
 		s.bits[k/64] &^= 1 << (k % 64)
 		return
 	}
@@ -145,7 +147,7 @@ func (s *idSet) remove(id string) {
 
 func (s *idSet) add(id string) {
 	s.n++
-	if k, ok := refIndex(id); ok && k < s.bitLimit() {
+	if k, ok := RefEventNumber(id); ok && k < s.bitLimit() {
 		for k/64 >= len(s.bits) {
 			s.bits = append(s.bits, 0)
 		}

@@ -42,9 +42,9 @@ func TestRefIndex(t *testing.T) {
 		{"Evt-001", 0, false}, {"evt-", 0, false}, {"evt--01", 0, false}, {"evt-123456789012", 123456789012, true},
 		{"evt-1234567890123", 0, false},
 	} {
-		k, ok := refIndex(tc.id)
+		k, ok := RefEventNumber(tc.id)
 		if ok != tc.ok || (ok && k != tc.k) || (ok && fmt.Sprintf("evt-%03d", k) != tc.id) {
-			t.Errorf("refIndex(%q) = %d, %v; want %d, %v", tc.id, k, ok, tc.k, tc.ok)
+			t.Errorf("RefEventNumber(%q) = %d, %v; want %d, %v", tc.id, k, ok, tc.k, tc.ok)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/tracecheck/tracecheck/journal"
 	"math/bits"
 )
 
@@ -24,27 +25,6 @@ type idIndex struct {
 	far   map[string]uint32 // lines of evt-k IDs outside [lo, lo+len(lines))
 }
 
-// refNumber returns k when id is exactly fmt.Sprintf("evt-%03d", k).
-func refNumber(id string) (int, bool) {
-	const prefix = "evt-"
-	if len(id) < len(prefix)+3 || len(id) > len(prefix)+12 || id[:len(prefix)] != prefix {
-		return 0, false
-	}
-	digits := id[len(prefix):]
-	if len(digits) > 3 && digits[0] == '0' {
-		return 0, false // %03d pads to three digits only
-	}
-	k := 0
-	for i := 0; i < len(digits); i++ {
-		c := digits[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		k = k*10 + int(c-'0')
-	}
-	return k, true
-}
-
 // limit bounds the bitset and the line slice: IDs numbered far beyond the
 // IDs seen go to the maps, so an adversarial ID cannot make them huge.
 func (x *idIndex) limit() int { return 2*x.n + 1<<16 }
@@ -52,7 +32,7 @@ func (x *idIndex) limit() int { return 2*x.n + 1<<16 }
 func (x *idIndex) inBits(k int) bool { return k/64 < len(x.bits) && x.bits[k/64]&(1<<(k%64)) != 0 }
 
 func (x *idIndex) has(id string) bool {
-	if k, ok := refNumber(id); ok && x.inBits(k) {
+	if k, ok := journal.RefEventNumber(id); ok && x.inBits(k) {
 		return true
 	}
 	_, ok := x.other[id]
@@ -61,7 +41,7 @@ func (x *idIndex) has(id string) bool {
 
 // line returns the line of a stored ID, or 0 when it is not known.
 func (x *idIndex) line(id string) int {
-	if k, ok := refNumber(id); ok && x.inBits(k) {
+	if k, ok := journal.RefEventNumber(id); ok && x.inBits(k) {
 		if i := k - x.lo; i >= 0 && i < len(x.lines) && x.lines[i] != 0 {
 			return int(x.lines[i])
 		}
@@ -73,7 +53,7 @@ func (x *idIndex) line(id string) int {
 // add records a new ID stored at line (0: unknown).
 func (x *idIndex) add(id string, line int) {
 	x.n++
-	k, ok := refNumber(id)
+	k, ok := journal.RefEventNumber(id)
 	if !ok || k >= x.limit() {
 		if x.other == nil {
 			x.other = map[string]uint32{}
@@ -93,7 +73,7 @@ func (x *idIndex) setLine(id string, line int) {
 	if line == 0 {
 		return
 	}
-	k, ok := refNumber(id)
+	k, ok := journal.RefEventNumber(id)
 	if !ok || !x.inBits(k) {
 		if _, in := x.other[id]; in {
 			x.other[id] = uint32(line)
