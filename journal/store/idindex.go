@@ -3,8 +3,9 @@ package store
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/tracecheck/tracecheck/journal"
 	"math/bits"
+
+	"github.com/tracecheck/tracecheck/journal"
 )
 
 // idIndex is the set of a session's event IDs and, for the events this
