@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
+	"slices"
 )
 
 // RunChecker enforces the journal invariants on a stream of events, one at
@@ -189,8 +191,15 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 		}
 		k += bits.TrailingZeros64(w)
 		start := k
-		for k < 64*len(c.ids.bits) && c.ids.bits[k/64]&(1<<(k%64)) != 0 {
-			k++
+		// The run ends at the next clear bit, found a word at a time.
+		for total := 64 * len(c.ids.bits); k < total; {
+			gaps := ^c.ids.bits[k/64] >> (k % 64)
+			if gaps == 0 {
+				k += 64 - k%64
+				continue
+			}
+			k += bits.TrailingZeros64(gaps)
+			break
 		}
 		ranges = append(ranges, start, k-start)
 	}
@@ -199,7 +208,7 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(r))
 	}
 	b = binary.AppendUvarint(b, uint64(len(c.ids.other)))
-	for id := range c.ids.other {
+	for _, id := range slices.Sorted(maps.Keys(c.ids.other)) { // same state, same bytes
 		b = appendStr(b, id)
 	}
 	return b, nil
