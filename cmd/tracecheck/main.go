@@ -47,7 +47,7 @@ func commands() []command {
 		{"branch", "print the branch record for a fork point", runBranch},
 		{"verify", "render scenarios and compare them with the golden traces", runVerify},
 		{"list", "list the built-in scenarios", runList},
-		{"session", "append to, resume and check durable session stores", runSession},
+		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
