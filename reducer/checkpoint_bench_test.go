@@ -50,9 +50,8 @@ func allocsPerEvent(b *testing.B, events int, run func()) {
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(n*events), "allocs/event")
 }
 
-// BenchmarkReplayStream is the whole pass on one file: read, parse,
-// schema-check, invariants, replay view and fingerprint.
-func BenchmarkReplayStream(b *testing.B) {
+// benchPass measures one pass over the benchmark file per iteration.
+func benchPass(b *testing.B, pass func(f *os.File, path string) error) {
 	path, size, events := benchFile(b)
 	b.SetBytes(size)
 	allocsPerEvent(b, events, func() {
@@ -61,43 +60,38 @@ func BenchmarkReplayStream(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer f.Close()
-		p, err := reducer.StreamReplay(f, path, reducer.StreamOptions{})
-		if err != nil {
+		if err := pass(f, path); err != nil {
 			b.Fatal(err)
 		}
-		p.Close()
+	})
+}
+
+// BenchmarkReplayStream is the whole pass on one file: read, parse,
+// schema-check, invariants, replay view and fingerprint.
+func BenchmarkReplayStream(b *testing.B) {
+	benchPass(b, func(f *os.File, path string) error {
+		p, err := reducer.StreamReplay(f, path, reducer.StreamOptions{})
+		if err != nil {
+			return err
+		}
+		return p.Close()
 	})
 }
 
 // BenchmarkValidate is tracecheck validate's pass (no view, no hash).
 func BenchmarkValidate(b *testing.B) {
-	path, size, events := benchFile(b)
-	b.SetBytes(size)
-	allocsPerEvent(b, events, func() {
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
+	benchPass(b, func(f *os.File, path string) error {
 		if errs := journal.Validate(f, path); errs != nil {
-			b.Fatal(errs[0])
+			return errs[0]
 		}
+		return nil
 	})
 }
 
 // BenchmarkScan is journal.Scan, which builds a jsonv.Value per event.
 func BenchmarkScan(b *testing.B) {
-	path, size, events := benchFile(b)
-	b.SetBytes(size)
-	allocsPerEvent(b, events, func() {
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		if err := journal.Scan(f, path, func(*journal.Record) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
+	benchPass(b, func(f *os.File, path string) error {
+		return journal.Scan(f, path, func(*journal.Record) error { return nil })
 	})
 }
 
