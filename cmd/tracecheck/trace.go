@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 
@@ -24,6 +25,12 @@ func openInput(e *env, path string) (io.ReadCloser, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, path, err
+	}
+	// A directory opens fine and fails on the first read; say so up front,
+	// as the usage error it is.
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, path, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory, not a JSONL file")}
 	}
 	return f, path, nil
 }
@@ -47,7 +54,7 @@ func runValidate(e *env, args []string) int {
 	for _, path := range fs.Args() {
 		r, name, err := openInput(e, path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+			fmt.Fprintf(e.stderr, "tracecheck validate: %v\n", err)
 			status = exitUsage
 			continue
 		}

@@ -32,7 +32,8 @@ func TestValidateCommand(t *testing.T) {
 		{"gap", []string{"validate", "../../testdata/bad/sequence-gap.jsonl"}, "", exitFailed, "",
 			"sequence-gap.jsonl:3: SEQUENCE_GAP event evt-002 at /sequence: sequence 4 where 2 was expected"},
 		{"one bad of two", []string{"validate", s07, "../../testdata/bad/torn-tail.jsonl"}, "", exitFailed, "ok " + s07, "torn-tail.jsonl:3: TORN_TAIL"},
-		{"missing file", []string{"validate", "nope.jsonl"}, "", exitUsage, "", "nope.jsonl"},
+		{"missing file", []string{"validate", "nope.jsonl"}, "", exitUsage, "", "open nope.jsonl: no such file"},
+		{"directory", []string{"validate", "../../testdata"}, "", exitUsage, "", "open ../../testdata: is a directory"},
 		{"no file", []string{"validate"}, "", exitUsage, "", "no FILE given"},
 		{"bad flag", []string{"validate", "--frob", s07}, "", exitUsage, "", "unknown flag"},
 	}
