@@ -77,6 +77,9 @@ type lineScanner struct {
 	reds       memoSet
 	normalized bool   // write the normalized encoding (no session_id, timestamp, provenance.run_id)
 	session    string // the last session_id read, an owned copy
+	// wantPayload says which events also need their payload as a Value;
+	// those are built from the scan that canonicalizes the payload.
+	wantPayload func(typ string, payload []byte) bool
 }
 
 // leanLine is what the scanner read from one line. EventID, ParentEventID
@@ -85,7 +88,8 @@ type lineScanner struct {
 // them).
 type leanLine struct {
 	ev      Event
-	payload []byte // the payload object as written
+	payload []byte      // the payload object as written
+	value   jsonv.Value // the payload parsed, when wantPayload asked for it
 }
 
 // aliasString returns b as a string without copying; b must not change
@@ -569,7 +573,13 @@ func (s *lineScanner) scan(dst, line []byte, out *leanLine) (_ []byte, ok bool) 
 	}
 	dst = append(dst, `,"payload":`...)
 	var err error
-	if dst, err = s.canon.Append(dst, payload); err != nil {
+	out.value = jsonv.Value{}
+	if s.wantPayload != nil && s.wantPayload(typ, payload) {
+		dst, out.value, err = s.canon.AppendValue(dst, payload)
+	} else {
+		dst, err = s.canon.Append(dst, payload)
+	}
+	if err != nil {
 		return dst[:start], false
 	}
 	dst = append(dst, `,"provenance":`...)

@@ -152,6 +152,7 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 			defer wg.Done()
 			var s lineScanner
 			s.normalized = cfg.normalized
+			s.wantPayload = cfg.payloads
 			for b := range work {
 				b.process(&s, &cfg)
 				b.done <- struct{}{}
@@ -199,10 +200,8 @@ func (b *batch) process(s *lineScanner, cfg *pipeConfig) {
 		var ok bool
 		if b.canon, ok = s.scan(b.canon, raw, &out); ok {
 			res.ev = out.ev
-			if cfg.payloads != nil && cfg.payloads(out.ev.Type, out.payload) {
-				// Parsed from the line as written, so member order is kept.
-				res.ev.Payload, _ = jsonv.Parse(out.payload)
-			}
+			// Built from the line as written, so member order is kept.
+			res.ev.Payload = out.value
 		} else {
 			v, ev, err := DecodeLine(raw)
 			if err != nil {

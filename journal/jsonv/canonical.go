@@ -36,6 +36,19 @@ func (c *Canonicalizer) Append(dst, src []byte) ([]byte, error) {
 	return dst, nil
 }
 
+// AppendValue is Append that also returns the Value Parse(src) would, from
+// the same scan, for callers that need both the canonical bytes and the tree.
+func (c *Canonicalizer) AppendValue(dst, src []byte) ([]byte, Value, error) {
+	if err := c.s.scan(src); err != nil {
+		c.s.release()
+		return dst, Value{}, err
+	}
+	dst = c.emit(dst)
+	v := c.s.build()
+	c.s.release()
+	return dst, v, nil
+}
+
 // emit writes the scanned tape with sorted members. Raw strings and integers
 // are copied as written: a string without escapes cannot hold a control
 // character, a quote or a backslash, so Python would write it unchanged.
