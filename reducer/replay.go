@@ -174,29 +174,6 @@ func cloneHash(h hash.Hash) hash.Hash {
 	return c
 }
 
-// pyStr mirrors Python's str(payload.get(key, def)) for JSON values:
-// strings as is, numbers as spelled, true/false/null as True/False/None.
-// Arrays and objects are written as compact JSON, where Python would write
-// its repr; no reference payload puts one there.
-func pyStr(p jsonv.Value, key, def string) string {
-	v, ok := p.Get(key)
-	if !ok {
-		return def
-	}
-	switch v.Kind() {
-	case jsonv.String, jsonv.Number:
-		return v.Text()
-	case jsonv.Bool:
-		if v.Bool() {
-			return "True"
-		}
-		return "False"
-	case jsonv.Null:
-		return "None"
-	}
-	return string(v.AppendJSON(nil))
-}
-
 // Replay replays the whole journal.
 func Replay(j *journal.Journal) ReplayState {
 	st, _ := replay(j, int64(j.Len()-1))
