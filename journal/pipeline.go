@@ -209,7 +209,7 @@ func (b *batch) process(s *lineScanner, cfg *pipeConfig) {
 				continue
 			}
 			if cfg.normalized {
-				v = normalizeEvent(v)
+				v = Normalize(v)
 			}
 			b.canon = v.AppendCanonical(b.canon)
 			res.ev = ev
@@ -281,9 +281,10 @@ func PayloadMembers(payload []byte, fn func(key, value []byte)) bool {
 	}
 }
 
-// normalizeEvent drops session_id, timestamp and provenance.run_id, as the
-// reference labs' normalized fingerprint does.
-func normalizeEvent(v jsonv.Value) jsonv.Value {
+// Normalize drops session_id, timestamp and provenance.run_id from an
+// event, as the reference labs' normalized fingerprint does. A missing
+// provenance becomes {} as in the reference.
+func Normalize(v jsonv.Value) jsonv.Value {
 	v = v.Without("session_id").Without("timestamp")
 	prov, ok := v.Get("provenance")
 	if !ok || prov.Kind() != jsonv.Object {

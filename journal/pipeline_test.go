@@ -114,7 +114,7 @@ func TestStreamMatchesSequential(t *testing.T) {
 				w := want[i]
 				v := w.Value
 				if norm {
-					v = normalizeEvent(v)
+					v = Normalize(v)
 				}
 				if !bytes.Equal(e.Canonical, v.AppendCanonical(nil)) {
 					t.Fatalf("%s line %d: canonical differs", name, e.Line)
