@@ -32,6 +32,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
@@ -164,8 +165,8 @@ func (s *Store) IDs() ([]string, error) {
 var ErrReadOnly = errors.New("the embedded goldens cannot be written: pass --golden-dir or run inside the tracecheck module")
 
 // Write stores data as scenario id's golden when it differs from what is
-// there, atomically: a temporary file in the same directory, synced, then
-// renamed over the old one. It reports whether the file changed.
+// there, atomically (see atomicfile.Write). It reports whether the file
+// changed.
 func (s *Store) Write(id string, data []byte) (bool, error) {
 	if s.Embedded() {
 		return false, ErrReadOnly
@@ -176,33 +177,9 @@ func (s *Store) Write(id string, data []byte) (bool, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(s.dir, "."+FileName(id)+".tmp-*")
-	if err != nil {
+	if err := atomicfile.Write(filepath.Join(s.dir, FileName(id)), data, 0o644); err != nil {
 		return false, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return false, err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return false, err
-	}
-	if err := tmp.Sync(); err != nil {
-		return false, err
-	}
-	if err := tmp.Close(); err != nil {
-		return false, err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(s.dir, FileName(id))); err != nil {
-		return false, err
-	}
-	done = true
 	return true, nil
 }
 

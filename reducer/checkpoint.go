@@ -36,9 +36,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/schema"
 )
@@ -385,8 +385,8 @@ func (p *Progress) Checkpoint(src io.ReaderAt) (*Checkpoint, error) {
 	return cp, nil
 }
 
-// WriteCheckpoint writes cp and p's view to path, atomically: a temporary
-// file in the same directory, synced, then renamed over path.
+// WriteCheckpoint writes cp and p's view to path, atomically (see
+// atomicfile.WriteFunc), with mode 0600.
 func WriteCheckpoint(path string, cp *Checkpoint, p *Progress) error {
 	n := p.listCounts()
 	cp.UserMessages, cp.AssistantMessages, cp.ToolResults = n[listUsers], n[listAssistants], n[listResults]
@@ -394,31 +394,18 @@ func WriteCheckpoint(path string, cp *Checkpoint, p *Progress) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	w.Write(head)
-	w.WriteByte('\n')
-	err = p.eachItem(func(_ int, line []byte) error {
-		w.Write(line)
-		return w.WriteByte('\n')
+	return atomicfile.WriteFunc(path, 0o600, func(w io.Writer) error {
+		if _, err := w.Write(append(head, '\n')); err != nil {
+			return err
+		}
+		return p.eachItem(func(_ int, line []byte) error {
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+			_, err := w.Write([]byte{'\n'})
+			return err
+		})
 	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // maxHeader bounds a checkpoint header line.
