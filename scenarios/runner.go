@@ -190,41 +190,18 @@ func (a *agent) loop(first int) (string, error) {
 			return "", err
 		}
 		t := a.model.Respond(a.msgs, a.tools.names())
-		if t.Streamed() {
-			acc := ""
-			for i, chunk := range t.Chunks {
-				acc += chunk
-				if err := a.rec.emit("model.response", a.modelActor(), jsonv.Obj(
-					jsonv.M("turn", jsonv.Int(int64(turn))),
-					jsonv.M("delta", jsonv.Str(chunk)),
-					jsonv.M("accumulated", jsonv.Str(acc)),
-					jsonv.M("final", jsonv.BoolValue(i == len(t.Chunks)-1)),
-					jsonv.M("tool_calls", jsonv.Arr()),
-				)); err != nil {
-					// The live history gets the assistant message once the
-					// final chunk is out, as History does.
-					if i == len(t.Chunks)-1 {
-						a.appendAssistant(t, false)
-					}
-					return "", err
-				}
+		responses := responsePayloads(turn, t)
+		for i, p := range responses {
+			err := a.rec.emit("model.response", a.modelActor(), p)
+			if i == len(responses)-1 {
+				// The live history gets the assistant message once the
+				// last model.response is out, as History does.
+				a.appendAssistant(t, !t.Streamed())
 			}
-		} else {
-			calls := make([]jsonv.Value, len(t.ToolCalls))
-			for i, c := range t.ToolCalls {
-				calls[i] = c.Value()
-			}
-			if err := a.rec.emit("model.response", a.modelActor(), jsonv.Obj(
-				jsonv.M("turn", jsonv.Int(int64(turn))),
-				jsonv.M("content", jsonv.Str(t.Content)),
-				jsonv.M("stop", jsonv.BoolValue(t.Stop)),
-				jsonv.M("tool_calls", jsonv.Arr(calls...)),
-			)); err != nil {
-				a.appendAssistant(t, true)
+			if err != nil {
 				return "", err
 			}
 		}
-		a.appendAssistant(t, !t.Streamed())
 		assistant := len(a.msgs) - 1
 
 		for _, call := range t.ToolCalls {
@@ -282,6 +259,36 @@ func (a *agent) loop(first int) (string, error) {
 		jsonv.M("reason", jsonv.Str(StopMaxTurns)),
 		jsonv.M("turns", jsonv.Int(int64(a.sc.MaxTurns))),
 	))
+}
+
+// responsePayloads is the turn's model.response payloads: one per chunk
+// of a streamed turn, else one with the content and tool calls.
+func responsePayloads(turn int, t fakemodel.Turn) []jsonv.Value {
+	if !t.Streamed() {
+		calls := make([]jsonv.Value, len(t.ToolCalls))
+		for i, c := range t.ToolCalls {
+			calls[i] = c.Value()
+		}
+		return []jsonv.Value{jsonv.Obj(
+			jsonv.M("turn", jsonv.Int(int64(turn))),
+			jsonv.M("content", jsonv.Str(t.Content)),
+			jsonv.M("stop", jsonv.BoolValue(t.Stop)),
+			jsonv.M("tool_calls", jsonv.Arr(calls...)),
+		)}
+	}
+	out := make([]jsonv.Value, len(t.Chunks))
+	acc := ""
+	for i, chunk := range t.Chunks {
+		acc += chunk
+		out[i] = jsonv.Obj(
+			jsonv.M("turn", jsonv.Int(int64(turn))),
+			jsonv.M("delta", jsonv.Str(chunk)),
+			jsonv.M("accumulated", jsonv.Str(acc)),
+			jsonv.M("final", jsonv.BoolValue(i == len(t.Chunks)-1)),
+			jsonv.M("tool_calls", jsonv.Arr()),
+		)
+	}
+	return out
 }
 
 // appendAssistant appends the turn's assistant message; withCalls attaches
