@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"strings"
 	"testing"
 )
@@ -44,5 +43,3 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: %d %q", code, stdout)
 	}
 }
-
-var _ = io.Discard

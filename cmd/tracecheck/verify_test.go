@@ -52,15 +52,6 @@ func builtinIDs(tb testing.TB) []string {
 	return ids
 }
 
-func readFile(tb testing.TB, path string) string {
-	tb.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestVerifyAllOK(t *testing.T) {
 	dir := goldenCopy(t)
 	code, stdout, stderr := runCmd(t, "", "verify", "--golden-dir", dir)
@@ -129,7 +120,7 @@ func TestVerifyDriftThenUpdate(t *testing.T) {
 		t.Run(spelling, func(t *testing.T) {
 			dir := goldenCopy(t)
 			path := filepath.Join(dir, "s03-tool-dispatch.trace.jsonl")
-			orig := readFile(t, path)
+			orig := mustRead(t, path)
 			broken := strings.Replace(orig, `"result":{"echo":"hello"}`, `"result":{"echo":"hellp"}`, 1)
 			if broken == orig {
 				t.Fatal("the golden does not hold the expected tool result")
@@ -159,7 +150,7 @@ func TestVerifyDriftThenUpdate(t *testing.T) {
 			if code != exitOK || !strings.Contains(stdout, "updated s03-tool-dispatch events=9\n") || strings.Count(stdout, "updated") != 1 {
 				t.Fatalf("%s: exit %d\n%s", spelling, code, stdout)
 			}
-			if readFile(t, path) != orig {
+			if mustRead(t, path) != orig {
 				t.Error("--update did not restore the golden byte for byte")
 			}
 			entries, _ := os.ReadDir(dir)
@@ -209,7 +200,7 @@ func TestVerifyMissingAndObsolete(t *testing.T) {
 func TestVerifyJSON(t *testing.T) {
 	dir := goldenCopy(t)
 	path := filepath.Join(dir, "s08-context-compaction.trace.jsonl")
-	os.WriteFile(path, []byte(strings.Replace(readFile(t, path), `"summary_chars":145`, `"summary_chars":146`, 1)), 0o644)
+	os.WriteFile(path, []byte(strings.Replace(mustRead(t, path), `"summary_chars":145`, `"summary_chars":146`, 1)), 0o644)
 	code, stdout, _ := runCmd(t, "", "verify", "--golden-dir", dir, "--format", "json")
 	if code != exitFailed {
 		t.Fatalf("exit %d", code)
@@ -366,7 +357,7 @@ func TestSessionResumeGoldenIsAStoreSession(t *testing.T) {
 func TestVerifySessionResumeDrift(t *testing.T) {
 	dir := goldenCopy(t)
 	path := filepath.Join(dir, golden.FileName("session-resume"))
-	orig := readFile(t, path)
+	orig := mustRead(t, path)
 	broken := strings.Replace(orig, `"message_count":9,`, `"message_count":8,`, 1)
 	if broken == orig {
 		t.Fatal("no message_count 9 in the golden")
@@ -381,7 +372,7 @@ func TestVerifySessionResumeDrift(t *testing.T) {
 		t.Fatalf("verify: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = runCmd(t, "", "verify", "--golden-dir", dir, "--update", "session-resume")
-	if code != exitOK || stdout != "updated session-resume events=24\n" || readFile(t, path) != orig {
+	if code != exitOK || stdout != "updated session-resume events=24\n" || mustRead(t, path) != orig {
 		t.Errorf("verify --update: exit %d %q", code, stdout)
 	}
 }
