@@ -121,7 +121,7 @@ func runReplay(e *env, args []string) int {
 		if note != "" {
 			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", note)
 		}
-		if code := replayError(e, "replay", err); code != exitOK {
+		if code := streamError(e, "replay", "--through", err); code != exitOK {
 			return code
 		}
 	} else {
@@ -132,7 +132,7 @@ func runReplay(e *env, args []string) int {
 		}
 		p, err = reducer.StreamReplay(r, name, opt)
 		r.Close()
-		if code := replayError(e, "replay", err); code != exitOK {
+		if code := streamError(e, "replay", "--through", err); code != exitOK {
 			return code
 		}
 	}
@@ -152,9 +152,10 @@ func runReplay(e *env, args []string) int {
 	return exitOK
 }
 
-// replayError reports a streaming replay's error: a --through out of range
-// is a usage error, a missing file too, a journal problem a failure.
-func replayError(e *env, cmd string, err error) int {
+// streamError reports the error of a streaming replay or branch: a
+// sequence out of range (given by rangeFlag), a blank --id and a missing
+// file are usage errors, a journal problem a failure.
+func streamError(e *env, cmd, rangeFlag string, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -162,7 +163,10 @@ func replayError(e *env, cmd string, err error) int {
 	var je *journal.Error
 	switch {
 	case errors.As(err, &re):
-		fmt.Fprintf(e.stderr, "tracecheck %s: --through: %v\n", cmd, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: %s: %v\n", cmd, rangeFlag, err)
+		return exitUsage
+	case errors.Is(err, reducer.ErrBlankBranchID):
+		fmt.Fprintf(e.stderr, "tracecheck %s: --id: %v\n", cmd, err)
 		return exitUsage
 	case errors.As(err, &je):
 		fmt.Fprintln(e.stderr, err)
@@ -198,7 +202,7 @@ func runFingerprint(e *env, args []string) int {
 	defer r.Close()
 	p, err := reducer.StreamReplay(r, name, reducer.StreamOptions{
 		Through: *through, HasThrough: fs.Changed("through"), Normalized: *normalized, FingerprintOnly: true})
-	if code := replayError(e, "fingerprint", err); code != exitOK {
+	if code := streamError(e, "fingerprint", "--through", err); code != exitOK {
 		return code
 	}
 	fmt.Fprintln(e.stdout, p.Fingerprint())
@@ -230,21 +234,8 @@ func runBranch(e *env, args []string) int {
 	}
 	b, err := reducer.StreamBranch(r, name, *at, *id)
 	r.Close()
-	var re *reducer.RangeError
-	var je *journal.Error
-	switch {
-	case errors.As(err, &je):
-		fmt.Fprintln(e.stderr, err)
-		return exitFailed
-	case errors.Is(err, reducer.ErrBlankBranchID):
-		fmt.Fprintf(e.stderr, "tracecheck branch: --id: %v\n", err)
-		return exitUsage
-	case errors.As(err, &re):
-		fmt.Fprintf(e.stderr, "tracecheck branch: --at: %v\n", err)
-		return exitUsage
-	case err != nil:
-		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
-		return exitFailed
+	if code := streamError(e, "branch", "--at", err); code != exitOK {
+		return code
 	}
 	if err := writeBranchJSON(e.stdout, b); err != nil {
 		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
