@@ -145,7 +145,6 @@ type Progress struct {
 	firstSHA [32]byte
 	raw      hash.Hash
 
-	seqs    int    // applied sequences drained from the reducer
 	spill   *spill // the view's items once they outgrow memory
 	spillAt int
 }
@@ -245,7 +244,7 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		} else {
 			p.red.ApplyCanonical(e.Canonical, e.Event)
 			if len(p.red.state.AppliedSequences) >= 1024 {
-				if err := p.drain(false); err != nil {
+				if err := p.drain(); err != nil {
 					return err
 				}
 			}
@@ -272,7 +271,7 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		return nil
 	})
 	if err == nil {
-		err = p.drain(false)
+		err = p.drain()
 	}
 	if err != nil {
 		p.Close()

@@ -43,16 +43,16 @@ type spill struct {
 	count [nLists]int
 }
 
-// drain moves the reducer's in-memory lists to the spill when force or when
-// one of them is full.
-func (p *Progress) drain(force bool) error {
+// drain drops the reducer's applied sequences (the view keeps them as a
+// count) and moves its in-memory lists to the spill when one of them is
+// full.
+func (p *Progress) drain() error {
 	s := &p.red.state
-	p.seqs += len(s.AppliedSequences)
 	s.AppliedSequences = s.AppliedSequences[:0]
 	if p.spillAt < 0 {
 		return nil
 	}
-	if !force && len(s.UserMessages) < p.spillAt && len(s.AssistantMessages) < p.spillAt && len(s.ToolResults) < p.spillAt {
+	if len(s.UserMessages) < p.spillAt && len(s.AssistantMessages) < p.spillAt && len(s.ToolResults) < p.spillAt {
 		return nil
 	}
 	if p.spill == nil {
@@ -140,8 +140,7 @@ func (p *Progress) eachItem(fn func(k int, line []byte) error) error {
 		if err != nil {
 			return err
 		}
-		base = rd
-		baseN = [nLists]int{p.base.UserMessages, p.base.AssistantMessages, p.base.ToolResults}
+		base, baseN = rd, p.base.listCounts()
 	}
 	if p.spill != nil {
 		for k := range p.spill.w {
@@ -187,18 +186,21 @@ func (p *Progress) eachItem(fn func(k int, line []byte) error) error {
 // listCounts returns the length of each view list.
 func (p *Progress) listCounts() [nLists]int {
 	var n [nLists]int
+	if p.base != nil {
+		n = p.base.listCounts()
+	}
 	for k := range n {
-		n[k] = p.memLen(k)
+		n[k] += p.memLen(k)
 		if p.spill != nil {
 			n[k] += p.spill.count[k]
 		}
 	}
-	if p.base != nil {
-		n[listUsers] += p.base.UserMessages
-		n[listAssistants] += p.base.AssistantMessages
-		n[listResults] += p.base.ToolResults
-	}
 	return n
+}
+
+// listCounts returns the length of each list of the checkpoint's view.
+func (c *Checkpoint) listCounts() [nLists]int {
+	return [nLists]int{c.UserMessages, c.AssistantMessages, c.ToolResults}
 }
 
 // State returns the whole view, built in memory.
