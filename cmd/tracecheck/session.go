@@ -310,7 +310,7 @@ func runSessionResume(e *env, args []string) int {
 			"pass the run's --system-prompt and, for a session that compacted, its\n"+
 			"--compact-* settings. An unknown session is exit 2 and creates nothing.")
 	dir, session := storeFlags(fs)
-	message := fs.String("message", "", "the new user message (`TEXT`); none when empty")
+	message := fs.String("message", "", "the new user message `TEXT`; none when empty")
 	runID := fs.String("run-id", "", "the new run's run_id (default: run-<12 random hex digits>)")
 	repair := fs.Bool("repair", false, "repair a torn tail first")
 	history := historyFlags(fs)

@@ -97,7 +97,7 @@ func runReplay(e *env, args []string) int {
 			"after it are read; afterwards PATH is refreshed to cover the whole file. A\n"+
 			"missing, stale or unreadable checkpoint is ignored (a note on stderr says why)\n"+
 			"and the replay starts from event zero. The journal itself is never changed.")
-	through := fs.Int64("through", -1, "replay events 0..N only (inclusive)")
+	through := fs.Int64("through", 0, "replay events 0..`N` only (inclusive)")
 	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
 	cpPath := fs.String("checkpoint", "", "read and refresh a replay checkpoint in `PATH`")
 	verifyPrefix := fs.Bool("verify-prefix", false, "with --checkpoint: also rehash the whole checkpointed prefix before trusting it")
@@ -185,7 +185,7 @@ func runFingerprint(e *env, args []string) int {
 			"digest of Python's json.dumps(events, ensure_ascii=False, sort_keys=True,\n"+
 			"separators=(\",\", \":\")). --normalized first drops session_id, timestamp and\n"+
 			"provenance.run_id so two real runs can be compared.")
-	through := fs.Int64("through", -1, "fingerprint events 0..N only (inclusive)")
+	through := fs.Int64("through", 0, "fingerprint events 0..`N` only (inclusive)")
 	normalized := fs.Bool("normalized", false, "ignore session_id, timestamp and provenance.run_id")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -214,8 +214,8 @@ func runBranch(e *env, args []string) int {
 	fs := newFlags(e, "branch", "branch FILE --at N --id ID",
 		"Print, as JSON, the lineage record of a branch that inherits events 0..N of a\n"+
 			"single-run journal. The journal itself is only read, never changed.")
-	at := fs.Int64("at", -1, "fork sequence: the last inherited event (required)")
-	id := fs.String("id", "", "branch_id of the new branch (required, non-blank)")
+	at := fs.Int64("at", 0, "fork sequence `N`: the last inherited event (required)")
+	id := fs.String("id", "", "the new branch's branch_id `ID` (required, non-blank)")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
