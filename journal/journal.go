@@ -41,7 +41,7 @@ func New(events []Event) (*Journal, error) {
 
 func newJournal(events []Event, values []jsonv.Value, file string) (*Journal, error) {
 	if len(events) == 0 {
-		return nil, &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
+		return nil, emptyJournal(file)
 	}
 	c := NewRunChecker()
 	for i := range events {
@@ -79,10 +79,7 @@ func Read(r io.Reader, file string) (*Journal, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
-	}
-	if len(events) == 0 {
-		return nil, &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
+		return nil, err // an empty input included: Scan reports it
 	}
 	return &Journal{events: events, values: values}, nil
 }
@@ -93,35 +90,21 @@ func Read(r io.Reader, file string) (*Journal, error) {
 // input is an EmptyJournal error. Lines are decoded in parallel (see
 // pipeline.go); fn is called in order, from the caller's goroutine.
 func Scan(r io.Reader, file string, fn func(rec *Record) error) error {
-	c := NewRunChecker()
-	var out error
-	n := 0
 	var rec Record
-	runPipeline(r, pipeConfig{mode: modeFull}, func(b *batch) bool {
-		for i, l := range b.lines {
-			res := &b.res[i]
-			raw := b.buf[l.a:l.b]
-			if lerr := stopAt(file, l, res, c); lerr != nil {
-				out = lerr
-				return false
-			}
-			n++
-			rec = Record{Line: l.num, Offset: l.off, Raw: raw, Value: res.val, Event: res.ev}
-			if err := fn(&rec); err != nil {
-				out = err
-				return false
-			}
-		}
-		if b.readErr != nil {
-			out = asError(b.readErr, file, 0)
-			return false
-		}
-		return true
+	n, err := runSingle(r, file, pipeConfig{mode: modeFull}, NewRunChecker(), func(b *batch, i int) error {
+		l, res := b.lines[i], &b.res[i]
+		rec = Record{Line: l.num, Offset: l.off, Raw: b.buf[l.a:l.b], Value: res.val, Event: res.ev}
+		return fn(&rec)
 	})
-	if out == nil && n == 0 {
-		out = &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
+	if err == nil && n == 0 {
+		err = emptyJournal(file)
 	}
-	return out
+	return err
+}
+
+// emptyJournal is the error for a single-run journal without events.
+func emptyJournal(file string) *Error {
+	return &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
 }
 
 func tornMsg(n int) string {

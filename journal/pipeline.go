@@ -347,20 +347,33 @@ func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error
 		c = opt.Resume.Checker
 		cfg.firstLine, cfg.offset = opt.Resume.Line, opt.Resume.Offset
 	}
+	var e Entry
+	n, err := runSingle(r, file, cfg, c, func(b *batch, i int) error {
+		l, res := b.lines[i], &b.res[i]
+		raw := b.buf[l.a:l.b]
+		e = Entry{Line: l.num, Offset: l.off, End: l.off + int64(len(raw)) + 1, Raw: raw, Canonical: b.canon[res.ca:res.cb], Event: &res.ev}
+		return fn(&e)
+	})
+	if err == nil && n == 0 && opt.Resume == nil {
+		err = emptyJournal(file)
+	}
+	return err
+}
+
+// runSingle is the consumer of a single-run pass (Scan, Stream): each line
+// must pass stopAt before emit sees it, in order. It returns how many lines
+// emit saw and the first problem or error from emit.
+func runSingle(r io.Reader, file string, cfg pipeConfig, c *RunChecker, emit func(b *batch, i int) error) (int, error) {
 	var out error
 	n := 0
-	var e Entry
 	runPipeline(r, cfg, func(b *batch) bool {
 		for i, l := range b.lines {
-			res := &b.res[i]
-			raw := b.buf[l.a:l.b]
-			if lerr := stopAt(file, l, res, c); lerr != nil {
+			if lerr := stopAt(file, l, &b.res[i], c); lerr != nil {
 				out = lerr
 				return false
 			}
 			n++
-			e = Entry{Line: l.num, Offset: l.off, End: l.off + int64(len(raw)) + 1, Raw: raw, Canonical: b.canon[res.ca:res.cb], Event: &res.ev}
-			if err := fn(&e); err != nil {
+			if err := emit(b, i); err != nil {
 				out = err
 				return false
 			}
@@ -371,10 +384,7 @@ func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error
 		}
 		return true
 	})
-	if out == nil && n == 0 && opt.Resume == nil {
-		out = &Error{File: file, Code: EmptyJournal, Msg: "a session journal needs at least one event"}
-	}
-	return out
+	return n, out
 }
 
 func tornTail(file string, line, n int) *Error {
