@@ -41,9 +41,7 @@ func runSession(e *env, args []string) int {
 }
 
 // storeFlags adds --dir and --session.
-func storeFlags(fs interface {
-	String(name, value, usage string) *string
-}) (dir, session *string) {
+func storeFlags(fs *pflag.FlagSet) (dir, session *string) {
 	dir = fs.String("dir", "", "the store `DIR`ectory (required)")
 	session = fs.String("session", "", "the session `ID`")
 	return dir, session
@@ -86,7 +84,7 @@ func runSessionAppend(e *env, args []string) int {
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	if code, ok := needStore(e, fs.Name(), *dir, *session, true, fs.NArg()); !ok {
+	if code, ok := needStore(e, fs, *dir, *session, true); !ok {
 		return code
 	}
 	if *batch < 1 {
@@ -155,16 +153,16 @@ func runSessionAppend(e *env, args []string) int {
 	}
 }
 
-// needStore checks the --dir and --session flags and that no argument is
-// left over.
-func needStore(e *env, cmd, dir, session string, needSession bool, nargs int) (int, bool) {
+// needStore checks the --dir and --session flags of fs and that no argument
+// is left over.
+func needStore(e *env, fs *pflag.FlagSet, dir, session string, needSession bool) (int, bool) {
 	switch {
 	case dir == "":
-		fmt.Fprintf(e.stderr, "%s %s: --dir is required\n", programName, cmd)
+		fmt.Fprintf(e.stderr, "%s %s: --dir is required\n", programName, fs.Name())
 	case needSession && session == "":
-		fmt.Fprintf(e.stderr, "%s %s: --session is required\n", programName, cmd)
-	case nargs > 0:
-		fmt.Fprintf(e.stderr, "%s %s: unexpected arguments; events are read from standard input\n", programName, cmd)
+		fmt.Fprintf(e.stderr, "%s %s: --session is required\n", programName, fs.Name())
+	case fs.NArg() > 0:
+		fmt.Fprintf(e.stderr, "%s %s: unexpected arguments; events are read from standard input\n", programName, fs.Name())
 	default:
 		return 0, true
 	}
@@ -247,7 +245,7 @@ func runSessionCheck(e *env, args []string) int {
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	if code, ok := needStore(e, fs.Name(), *dir, *session, false, fs.NArg()); !ok {
+	if code, ok := needStore(e, fs, *dir, *session, false); !ok {
 		return code
 	}
 	st, err := store.Open(*dir)
@@ -319,7 +317,7 @@ func runSessionResume(e *env, args []string) int {
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	if code, ok := needStore(e, fs.Name(), *dir, *session, true, fs.NArg()); !ok {
+	if code, ok := needStore(e, fs, *dir, *session, true); !ok {
 		return code
 	}
 	opts := reducer.ResumeOptions{RunID: *runID, Message: *message, Repair: *repair, History: history()}
@@ -399,7 +397,7 @@ func runSessionCheckpoint(e *env, args []string) int {
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	if code, ok := needStore(e, fs.Name(), *dir, *session, true, fs.NArg()); !ok {
+	if code, ok := needStore(e, fs, *dir, *session, true); !ok {
 		return code
 	}
 	st, err := store.Open(*dir)
