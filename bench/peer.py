@@ -14,11 +14,13 @@ the events exactly as the seed does, streaming into hashlib:
     sha256(json.dumps(events, ensure_ascii=False, sort_keys=True,
                       separators=(",", ":")).encode("utf-8"))
 
-Usage: peer.py FILE [--json]. Prints the fingerprint and the view's sizes
-(or the whole view as JSON); exit 1 with file:line: message on the first
-problem. Not checked here, unlike tracecheck: duplicate keys inside one
-object (json.loads keeps the last) and numbers json.loads accepts but the
-Go side rejects as overflowing.
+Usage: peer.py FILE [--json]
+
+Prints the fingerprint, the applied event count and the stop reason (or the
+whole view as JSON); exit 1 with file:line: message on the first problem.
+Not checked here, unlike tracecheck: duplicate keys inside one object
+(json.loads keeps the last) and numbers json.loads accepts but the Go side
+rejects as overflowing.
 """
 
 import hashlib
@@ -214,7 +216,7 @@ def replay(path):
 
 def main(argv):
     if len(argv) < 2:
-        print(__doc__.strip().splitlines()[-6], file=sys.stderr)
+        print(next(l for l in __doc__.splitlines() if l.startswith("Usage:")), file=sys.stderr)
         return 2
     try:
         state = replay(argv[1])

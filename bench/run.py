@@ -35,7 +35,7 @@ def run(cmd, out_path):
 
 def main(argv):
     if len(argv) < 3:
-        sys.exit(__doc__.strip().splitlines()[2])
+        sys.exit(next(l for l in __doc__.splitlines() if l.startswith("Usage:")))
     binary, trace = argv[1], argv[2]
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
     size = os.path.getsize(trace)
