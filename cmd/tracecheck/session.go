@@ -162,7 +162,7 @@ func needStore(e *env, fs *pflag.FlagSet, dir, session string, needSession bool)
 	case needSession && session == "":
 		fmt.Fprintf(e.stderr, "%s %s: --session is required\n", programName, fs.Name())
 	case fs.NArg() > 0:
-		fmt.Fprintf(e.stderr, "%s %s: unexpected arguments; events are read from standard input\n", programName, fs.Name())
+		fmt.Fprintf(e.stderr, "%s %s: unexpected arguments: everything is given as flags (append reads its events from standard input)\n", programName, fs.Name())
 	default:
 		return 0, true
 	}
