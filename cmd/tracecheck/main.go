@@ -13,6 +13,8 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/tracecheck/tracecheck/journal"
 )
 
 // Exit codes shared by every command.
@@ -139,6 +141,6 @@ func runVersion(e *env, args []string) int {
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	fmt.Fprintf(e.stdout, "tracecheck %s (trace %s)\n", version, "0.1.0")
+	fmt.Fprintf(e.stdout, "tracecheck %s (trace %s)\n", version, journal.TraceVersion)
 	return exitOK
 }
