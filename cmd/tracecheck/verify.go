@@ -164,7 +164,7 @@ func runVerify(e *env, args []string) int {
 		return exitUsage
 	}
 
-	var results []verifyResult
+	results := make([]verifyResult, 0, len(selected)) // [] in JSON, never null
 	for _, sc := range selected {
 		results = append(results, verifyOne(sc, store, *update))
 	}
@@ -187,7 +187,7 @@ func runVerify(e *env, args []string) int {
 			Embedded  bool           `json:"embedded"`
 			OK        bool           `json:"ok"`
 			Results   []verifyResult `json:"results"`
-		}{store.String(), store.Embedded(), !failed, nonNilResults(results)}); err != nil {
+		}{store.String(), store.Embedded(), !failed, results}); err != nil {
 			fmt.Fprintf(e.stderr, "%s verify: %v\n", programName, err)
 			return exitFailed
 		}
@@ -203,13 +203,6 @@ func runVerify(e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-func nonNilResults(r []verifyResult) []verifyResult {
-	if r == nil {
-		return []verifyResult{}
-	}
-	return r
 }
 
 // verifyOne renders, checks and compares one scenario, and with update
