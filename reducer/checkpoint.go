@@ -233,14 +233,7 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 			return nil
 		}
 		if opt.FingerprintOnly {
-			if p.red.n > 0 {
-				p.red.hash.Write([]byte{','})
-			}
-			p.red.hash.Write(e.Canonical)
-			if p.red.n == 0 {
-				p.red.state.SessionID, p.red.state.RunID = e.Event.SessionID, e.Event.Provenance.RunID
-			}
-			p.red.n++
+			p.red.hashCanonical(e.Canonical, e.Event)
 		} else {
 			p.red.ApplyCanonical(e.Canonical, e.Event)
 			if len(p.red.state.AppliedSequences) >= 1024 {

@@ -113,15 +113,7 @@ func (r *Reducer) Apply(v jsonv.Value, e *journal.Event) {
 // ApplyCanonical is Apply for a caller that already holds the event's
 // canonical encoding (jsonv.Canonicalizer output).
 func (r *Reducer) ApplyCanonical(canonical []byte, e *journal.Event) {
-	if r.n > 0 {
-		r.hash.Write([]byte{','})
-	}
-	r.hash.Write(canonical)
-	if r.n == 0 {
-		r.state.SessionID = e.SessionID
-		r.state.RunID = e.Provenance.RunID
-	}
-	r.n++
+	r.hashCanonical(canonical, e)
 	s := &r.state
 	s.AppliedSequences = append(s.AppliedSequences, e.Sequence)
 	p := e.Payload
@@ -140,6 +132,20 @@ func (r *Reducer) ApplyCanonical(canonical []byte, e *journal.Event) {
 		reason := pyStr(p, "reason", "unknown")
 		s.StopReason = &reason
 	}
+}
+
+// hashCanonical folds one event into the fingerprint and, for the first
+// event, takes the session and run identity; it leaves the view alone.
+func (r *Reducer) hashCanonical(canonical []byte, e *journal.Event) {
+	if r.n > 0 {
+		r.hash.Write([]byte{','})
+	}
+	r.hash.Write(canonical)
+	if r.n == 0 {
+		r.state.SessionID = e.SessionID
+		r.state.RunID = e.Provenance.RunID
+	}
+	r.n++
 }
 
 // State returns the view of everything applied so far, with its fingerprint.
