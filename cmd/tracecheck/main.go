@@ -4,7 +4,7 @@
 //
 // Exit codes are the same for every command: 0 success, 1 the input was
 // checked and found wanting (invalid trace, drift, rejected event), 2 the
-// command line itself was wrong (unknown flag or scenario, missing file).
+// command line itself was wrong (unknown flag, scenario or session, missing file).
 package main
 
 import (
