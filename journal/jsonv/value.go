@@ -21,7 +21,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Kind is the JSON type of a Value.
@@ -416,10 +415,6 @@ func appendPyEscape(dst []byte, c byte) []byte {
 	}
 	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 }
-
-// ValidString reports whether s can be encoded: valid UTF-8 with no
-// surrogate code points.
-func ValidString(s string) bool { return utf8.ValidString(s) }
 
 // AppendPyFloat appends f as Python's repr(float) spells it: the shortest
 // digits that round-trip, fixed notation for decimal exponents in [-4, 16),
