@@ -134,11 +134,16 @@ func (r *Reducer) ApplyCanonical(canonical []byte, e *journal.Event) {
 	}
 }
 
+// comma separates the events hashed into the fingerprint; a package
+// variable, since a literal passed to hash.Hash.Write escapes (one
+// allocation per event).
+var comma = []byte{','}
+
 // hashCanonical folds one event into the fingerprint and, for the first
 // event, takes the session and run identity; it leaves the view alone.
 func (r *Reducer) hashCanonical(canonical []byte, e *journal.Event) {
 	if r.n > 0 {
-		r.hash.Write([]byte{','})
+		r.hash.Write(comma)
 	}
 	r.hash.Write(canonical)
 	if r.n == 0 {
