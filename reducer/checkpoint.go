@@ -149,6 +149,10 @@ type Progress struct {
 	spillAt int
 }
 
+// newline ends each line hashed into the anchors (a package variable: a
+// literal passed to hash.Hash.Write escapes).
+var newline = []byte{'\n'}
+
 // replayPayloads selects the payloads the reducer reads: those of
 // user.message, tool.result and session.stop, and of a model.response that
 // has content or is a final streamed chunk (the reducer ignores the other
@@ -219,6 +223,10 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 	} else if opt.Anchors {
 		p.raw = sha256.New()
 	}
+	var lineHash hash.Hash // the digest of each applied line, for the anchors
+	if opt.Anchors {
+		lineHash = sha256.New()
+	}
 	through := int64(math.MaxInt64)
 	if opt.HasThrough {
 		through = opt.Through
@@ -249,11 +257,11 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		}
 		if opt.Anchors {
 			p.raw.Write(e.Raw)
-			p.raw.Write([]byte{'\n'})
-			h := sha256.New()
-			h.Write(e.Raw)
-			h.Write([]byte{'\n'})
-			h.Sum(p.lastSHA[:0])
+			p.raw.Write(newline)
+			lineHash.Reset()
+			lineHash.Write(e.Raw)
+			lineHash.Write(newline)
+			lineHash.Sum(p.lastSHA[:0])
 			if e.Offset == 0 {
 				p.firstLen, p.firstSHA = e.End, p.lastSHA
 			}
@@ -394,7 +402,7 @@ func WriteCheckpoint(path string, cp *Checkpoint, p *Progress) error {
 			if _, err := w.Write(line); err != nil {
 				return err
 			}
-			_, err := w.Write([]byte{'\n'})
+			_, err := w.Write(newline)
 			return err
 		})
 	})
