@@ -149,6 +149,21 @@ type agent struct {
 	msgs      []reducer.Message
 }
 
+// newAgent returns the agent of one run of sc: rec records its events, the
+// scripted model answers with turns, and msgs is the history it starts
+// from.
+func newAgent(sc *Scenario, rec *recorder, turns []fakemodel.Turn, msgs []reducer.Message) *agent {
+	return &agent{sc: sc, rec: rec, model: fakemodel.New(turns), tools: &registry{tools: sc.Tools}, compactor: sc.Compactor.Compactor(), msgs: msgs}
+}
+
+// finish records in run what the agent ended with: its events, its live
+// history and the histories its model was shown.
+func (a *agent) finish(run *Run) {
+	run.Events = a.rec.events
+	run.History = a.msgs
+	run.Requests = a.model.Requests()
+}
+
 func (a *agent) harness() journal.Actor {
 	return journal.Actor{Kind: "harness", ID: a.sc.Provenance.AgentID}
 }
@@ -384,12 +399,12 @@ func render(sc *Scenario, dir string) (*Rendered, error) {
 // renderFirst runs the first run and its post-run operations; with w, each
 // event is appended to the session as it is emitted.
 func renderFirst(sc *Scenario, w *store.Writer) (*Rendered, error) {
-	tools := &registry{tools: sc.Tools}
 	rec := &recorder{sessionID: sc.SessionID, prov: sc.Provenance, interrupt: sc.Interrupt, seen: map[string]int{}, w: w}
-	a := &agent{sc: sc, rec: rec, model: fakemodel.New(sc.Turns), tools: tools, compactor: sc.Compactor.Compactor()}
+	var msgs []reducer.Message
 	if sc.SystemPrompt != "" {
-		a.msgs = append(a.msgs, reducer.Message{Role: reducer.RoleSystem, Content: sc.SystemPrompt})
+		msgs = append(msgs, reducer.Message{Role: reducer.RoleSystem, Content: sc.SystemPrompt})
 	}
+	a := newAgent(sc, rec, sc.Turns, msgs)
 
 	run := &Run{SessionID: sc.SessionID, RunID: sc.RunID}
 	err := a.start()
@@ -418,9 +433,7 @@ func renderFirst(sc *Scenario, w *store.Writer) (*Rendered, error) {
 			return nil, fmt.Errorf("%s (%s): %w", op.Pointer, op.Op, err)
 		}
 	}
-	run.Events = rec.events
-	run.History = a.msgs
-	run.Requests = a.model.Requests()
+	a.finish(run)
 	for _, r := range out.Runs {
 		out.Events = append(out.Events, r.Events...)
 	}
@@ -521,7 +534,7 @@ func (out *Rendered) continueBranch(op Operation, b reducer.BranchRecord, lineag
 	prov := sc.Provenance
 	prov.RunID = op.RunID
 	rec := &recorder{sessionID: op.SessionID, prov: prov, seen: map[string]int{}}
-	a := &agent{sc: sc, rec: rec, model: fakemodel.New(op.Turns), tools: &registry{tools: sc.Tools}, compactor: sc.Compactor.Compactor(), msgs: hist}
+	a := newAgent(sc, rec, op.Turns, hist)
 	run := &Run{SessionID: op.SessionID, RunID: op.RunID, Inherited: prefix}
 	if err := a.start(); err != nil {
 		return nil, err
@@ -532,10 +545,8 @@ func (out *Rendered) continueBranch(op Operation, b reducer.BranchRecord, lineag
 	if run.StopReason, err = a.loop(next); err != nil {
 		return nil, err
 	}
-	run.Events = rec.events
 	run.LoopEvents = len(rec.events)
-	run.History = a.msgs
-	run.Requests = a.model.Requests()
+	a.finish(run)
 	return run, nil
 }
 
@@ -605,18 +616,15 @@ func (out *Rendered) resume(st *store.Store, rs Resume) (*Run, error) {
 		interrupt: rs.Interrupt,
 		seen:      map[string]int{},
 	}
-	a := &agent{sc: sc, rec: rec, model: fakemodel.New(rs.Turns), tools: &registry{tools: sc.Tools},
-		compactor: sc.Compactor.Compactor(), msgs: reducer.CloneMessages(res.History)}
+	a := newAgent(sc, rec, rs.Turns, reducer.CloneMessages(res.History))
 	run := &Run{SessionID: sc.SessionID, RunID: res.RunID, Inherited: slices.Clone(out.Events), Resumed: res}
 	// A resumed run is a new call of the agent: its turns count from 1.
 	run.StopReason, err = a.loop(1)
 	if err != nil && !errors.Is(err, errInterrupted) {
 		return nil, err
 	}
-	run.Events = rec.events
 	run.LoopEvents = len(rec.events)
-	run.History = a.msgs
-	run.Requests = a.model.Requests()
+	a.finish(run)
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
