@@ -79,9 +79,78 @@ func (c *RunChecker) remember(e *Event, err *Error) *Error {
 
 // idSet is a set of event ids: evt-%03d ids as bits, the rest in a map.
 type idSet struct {
-	bits  []uint64
+	bits  RefBits
 	other map[string]struct{}
 	n     int // ids added
+}
+
+// RefBits is a bitset of the numbers k of reference event ids (see
+// RefEventNumber): the checker's id set and package journal/store's id
+// index keep evt-%03d ids in one, a bit each.
+type RefBits []uint64
+
+// Has reports whether k (k >= 0) is in the set.
+func (s RefBits) Has(k int) bool { return k/64 < len(s) && s[k/64]&(1<<(k%64)) != 0 }
+
+// Add puts k (k >= 0) in the set, growing it as needed.
+func (s *RefBits) Add(k int) {
+	for k/64 >= len(*s) {
+		*s = append(*s, 0)
+	}
+	(*s)[k/64] |= 1 << (k % 64)
+}
+
+// AddRange puts [lo, hi) in the set, a word at a time.
+func (s *RefBits) AddRange(lo, hi int) {
+	if hi <= lo {
+		return
+	}
+	if need := (hi + 63) / 64; need > len(*s) {
+		*s = append(*s, make([]uint64, need-len(*s))...)
+	}
+	b := *s
+	for k := lo; k < hi; {
+		if k%64 == 0 && hi-k >= 64 {
+			b[k/64] = ^uint64(0)
+			k += 64
+			continue
+		}
+		b[k/64] |= 1 << (k % 64)
+		k++
+	}
+}
+
+// AppendRanges appends the set as runs of consecutive numbers: a uvarint
+// count, then a (start, length) pair of uvarints per run, found a word at
+// a time. A reference journal's ids are one run whatever its length.
+func (s RefBits) AppendRanges(b []byte) []byte {
+	var ranges []int
+	total := 64 * len(s)
+	for k := 0; k < total; {
+		w := s[k/64] >> (k % 64)
+		if w == 0 {
+			k += 64 - k%64
+			continue
+		}
+		k += bits.TrailingZeros64(w)
+		start := k
+		// The run ends at the next clear bit.
+		for k < total {
+			gaps := ^s[k/64] >> (k % 64)
+			if gaps == 0 {
+				k += 64 - k%64
+				continue
+			}
+			k += bits.TrailingZeros64(gaps)
+			break
+		}
+		ranges = append(ranges, start, k-start)
+	}
+	b = binary.AppendUvarint(b, uint64(len(ranges)/2))
+	for _, r := range ranges {
+		b = binary.AppendUvarint(b, uint64(r))
+	}
+	return b
 }
 
 // RefEventNumber returns k when id is exactly fmt.Sprintf("evt-%03d", k),
@@ -112,35 +181,16 @@ func RefEventNumber(id string) (int, bool) {
 func (s *idSet) bitLimit() int { return 2*s.n + 1<<16 }
 
 func (s *idSet) has(id string) bool {
-	if k, ok := RefEventNumber(id); ok && k/64 < len(s.bits) && s.bits[k/64]&(1<<(k%64)) != 0 {
+	if k, ok := RefEventNumber(id); ok && s.bits.Has(k) {
 		return true
 	}
 	_, ok := s.other[id]
 	return ok
 }
 
-// setRange sets bits [lo, hi), a word at a time.
-func (s *idSet) setRange(lo, hi int) {
-	if hi <= lo {
-		return
-	}
-	if need := (hi + 63) / 64; need > len(s.bits) {
-		s.bits = append(s.bits, make([]uint64, need-len(s.bits))...)
-	}
-	for k := lo; k < hi; {
-		if k%64 == 0 && hi-k >= 64 {
-			s.bits[k/64] = ^uint64(0)
-			k += 64
-			continue
-		}
-		s.bits[k/64] |= 1 << (k % 64)
-		k++
-	}
-}
-
 // remove undoes add(id) for an id that was not in the set before.
 func (s *idSet) remove(id string) {
-	if k, ok := RefEventNumber(id); ok && k/64 < len(s.bits) && s.bits[k/64]&(1<<(k%64)) != 0 {
+	if k, ok := RefEventNumber(id); ok && s.bits.Has(k) {
 		s.bits[k/64] &^= 1 << (k % 64)
 		return
 	}
@@ -150,10 +200,7 @@ func (s *idSet) remove(id string) {
 func (s *idSet) add(id string) {
 	s.n++
 	if k, ok := RefEventNumber(id); ok && k < s.bitLimit() {
-		for k/64 >= len(s.bits) {
-			s.bits = append(s.bits, 0)
-		}
-		s.bits[k/64] |= 1 << (k % 64)
+		s.bits.Add(k)
 		return
 	}
 	if s.other == nil {
@@ -181,32 +228,7 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 	b = appendStr(b, c.runID)
 	b = binary.AppendVarint(b, c.next)
 	b = binary.AppendUvarint(b, uint64(c.ids.n))
-	// Ranges of set bits: (start, length) pairs.
-	var ranges []int
-	for k := 0; k < 64*len(c.ids.bits); {
-		w := c.ids.bits[k/64] >> (k % 64)
-		if w == 0 {
-			k += 64 - k%64
-			continue
-		}
-		k += bits.TrailingZeros64(w)
-		start := k
-		// The run ends at the next clear bit, found a word at a time.
-		for total := 64 * len(c.ids.bits); k < total; {
-			gaps := ^c.ids.bits[k/64] >> (k % 64)
-			if gaps == 0 {
-				k += 64 - k%64
-				continue
-			}
-			k += bits.TrailingZeros64(gaps)
-			break
-		}
-		ranges = append(ranges, start, k-start)
-	}
-	b = binary.AppendUvarint(b, uint64(len(ranges)/2))
-	for _, r := range ranges {
-		b = binary.AppendUvarint(b, uint64(r))
-	}
+	b = c.ids.bits.AppendRanges(b)
 	b = binary.AppendUvarint(b, uint64(len(c.ids.other)))
 	for _, id := range slices.Sorted(maps.Keys(c.ids.other)) { // same state, same bytes
 		b = appendStr(b, id)
@@ -232,7 +254,7 @@ func (c *RunChecker) UnmarshalBinary(b []byte) error {
 		if start+n > 1<<40 {
 			return bad
 		}
-		c.ids.setRange(int(start), int(start+n))
+		c.ids.bits.AddRange(int(start), int(start+n))
 	}
 	no := d.uvarint()
 	for i := uint64(0); i < no && d.err == nil; i++ {

@@ -18,10 +18,10 @@ import (
 // covered by a checkpoint are not kept (0: unknown); the writer finds them
 // in the file when a retry needs them.
 type idIndex struct {
-	n     int      // IDs added
-	bits  []uint64 // evt-k IDs present
-	lo    int      // refLine[i] is the line of evt-(lo+i)
-	lines []uint32 // 0: unknown
+	n     int             // IDs added
+	bits  journal.RefBits // evt-k IDs present
+	lo    int             // refLine[i] is the line of evt-(lo+i)
+	lines []uint32        // 0: unknown
 	other map[string]uint32
 	far   map[string]uint32 // lines of evt-k IDs outside [lo, lo+len(lines))
 }
@@ -30,10 +30,8 @@ type idIndex struct {
 // IDs seen go to the maps, so an adversarial ID cannot make them huge.
 func (x *idIndex) limit() int { return 2*x.n + 1<<16 }
 
-func (x *idIndex) inBits(k int) bool { return k/64 < len(x.bits) && x.bits[k/64]&(1<<(k%64)) != 0 }
-
 func (x *idIndex) has(id string) bool {
-	if k, ok := journal.RefEventNumber(id); ok && x.inBits(k) {
+	if k, ok := journal.RefEventNumber(id); ok && x.bits.Has(k) {
 		return true
 	}
 	_, ok := x.other[id]
@@ -42,7 +40,7 @@ func (x *idIndex) has(id string) bool {
 
 // line returns the line of a stored ID, or 0 when it is not known.
 func (x *idIndex) line(id string) int {
-	if k, ok := journal.RefEventNumber(id); ok && x.inBits(k) {
+	if k, ok := journal.RefEventNumber(id); ok && x.bits.Has(k) {
 		if i := k - x.lo; i >= 0 && i < len(x.lines) && x.lines[i] != 0 {
 			return int(x.lines[i])
 		}
@@ -62,10 +60,7 @@ func (x *idIndex) add(id string, line int) {
 		x.other[string([]byte(id))] = uint32(line) // a copy: id may alias a buffer
 		return
 	}
-	for k/64 >= len(x.bits) {
-		x.bits = append(x.bits, 0)
-	}
-	x.bits[k/64] |= 1 << (k % 64)
+	x.bits.Add(k)
 	x.setLine(id, line)
 }
 
@@ -75,7 +70,7 @@ func (x *idIndex) setLine(id string, line int) {
 		return
 	}
 	k, ok := journal.RefEventNumber(id)
-	if !ok || !x.inBits(k) {
+	if !ok || !x.bits.Has(k) {
 		if _, in := x.other[id]; in {
 			x.other[id] = uint32(line)
 		}
@@ -101,32 +96,7 @@ func (x *idIndex) setLine(id string, line int) {
 // set bits, then the other IDs. A store's IDs are one range.
 func (x *idIndex) appendBinary(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(x.n))
-	// Ranges are found a word at a time: a million IDs are 15,625 words.
-	var ranges []int
-	total := 64 * len(x.bits)
-	for k := 0; k < total; {
-		w := x.bits[k/64] >> (k % 64)
-		if w == 0 {
-			k += 64 - k%64
-			continue
-		}
-		k += bits.TrailingZeros64(w)
-		start := k
-		for k < total {
-			z := ^x.bits[k/64] >> (k % 64) // the clear bits from k on
-			if z == 0 {
-				k += 64 - k%64
-				continue
-			}
-			k += bits.TrailingZeros64(z)
-			break
-		}
-		ranges = append(ranges, start, min(k, total)-start)
-	}
-	b = binary.AppendUvarint(b, uint64(len(ranges)/2))
-	for _, r := range ranges {
-		b = binary.AppendUvarint(b, uint64(r))
-	}
+	b = x.bits.AppendRanges(b)
 	b = binary.AppendUvarint(b, uint64(len(x.other)))
 	for id := range x.other {
 		b = binary.AppendUvarint(b, uint64(len(id)))
@@ -163,7 +133,7 @@ func (x *idIndex) readBinary(b []byte) error {
 		if !ok1 || !ok2 || start+cnt > uint64(x.limit()) {
 			return errBadIDs
 		}
-		x.setRange(int(start), int(start+cnt))
+		x.bits.AddRange(int(start), int(start+cnt))
 	}
 	no, ok := next()
 	if !ok || no > uint64(len(b)) {
@@ -192,23 +162,4 @@ func (x *idIndex) readBinary(b []byte) error {
 		return errBadIDs
 	}
 	return nil
-}
-
-// setRange sets bits [lo, hi), a word at a time.
-func (x *idIndex) setRange(lo, hi int) {
-	if hi <= lo {
-		return
-	}
-	if need := (hi + 63) / 64; need > len(x.bits) {
-		x.bits = append(x.bits, make([]uint64, need-len(x.bits))...)
-	}
-	for k := lo; k < hi; {
-		if k%64 == 0 && hi-k >= 64 {
-			x.bits[k/64] = ^uint64(0)
-			k += 64
-			continue
-		}
-		x.bits[k/64] |= 1 << (k % 64)
-		k++
-	}
 }
