@@ -16,19 +16,10 @@ var ScenarioJSON []byte
 // ScenarioURL is the $id of the scenario schema.
 const ScenarioURL = "urn:tracecheck:schema:scenario:1"
 
-var scenarioCompiled struct {
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
-}
+var scenario = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(ScenarioURL, ScenarioJSON) })
 
 // Scenario returns the compiled scenario schema.
-func Scenario() (*jsonschema.Schema, error) {
-	scenarioCompiled.once.Do(func() {
-		scenarioCompiled.schema, scenarioCompiled.err = compile(ScenarioURL, ScenarioJSON)
-	})
-	return scenarioCompiled.schema, scenarioCompiled.err
-}
+func Scenario() (*jsonschema.Schema, error) { return scenario() }
 
 // ValidateScenario validates one decoded scenario document (encoding/json
 // with UseNumber, or jsonv.Value.Interface(schema.Number)). It returns nil

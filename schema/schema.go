@@ -42,7 +42,8 @@ func (v Violation) String() string {
 	return p + ": " + v.Message
 }
 
-// Error lists every violation found in one document, most specific first.
+// Error lists every leaf violation found in one document, sorted by
+// pointer.
 type Error struct {
 	Violations []Violation
 }
@@ -53,12 +54,6 @@ func (e *Error) Error() string {
 		parts[i] = v.String()
 	}
 	return strings.Join(parts, "; ")
-}
-
-var compiled struct {
-	once  sync.Once
-	trace *jsonschema.Schema
-	err   error
 }
 
 // compile builds a schema from embedded bytes with format assertions on.
@@ -76,11 +71,10 @@ func compile(url string, doc []byte) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
+var traceEvent = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(TraceEventURL, TraceEventJSON) })
+
 // TraceEvent returns the compiled Trace event schema.
-func TraceEvent() (*jsonschema.Schema, error) {
-	compiled.once.Do(func() { compiled.trace, compiled.err = compile(TraceEventURL, TraceEventJSON) })
-	return compiled.trace, compiled.err
-}
+func TraceEvent() (*jsonschema.Schema, error) { return traceEvent() }
 
 // Number converts a JSON number's text to the type the validator expects;
 // pass it to jsonv.Value.Interface.
