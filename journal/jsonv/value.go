@@ -397,24 +397,15 @@ func AppendPyString(dst []byte, s string) []byte {
 
 // appendPyEscape appends Python's escape for '"', '\\' or a C0 control.
 func appendPyEscape(dst []byte, c byte) []byte {
-	switch c {
-	case '"':
-		return append(dst, '\\', '"')
-	case '\\':
-		return append(dst, '\\', '\\')
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	case '\b':
-		return append(dst, '\\', 'b')
-	case '\f':
-		return append(dst, '\\', 'f')
+	if e := pyEscapeLetter[c]; e != 0 {
+		return append(dst, '\\', e)
 	}
 	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 }
+
+// pyEscapeLetter maps the bytes Python escapes by name to the letter after
+// the backslash; the other C0 controls are written as \u00xx.
+var pyEscapeLetter = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
 
 // AppendPyFloat appends f as Python's repr(float) spells it: the shortest
 // digits that round-trip, fixed notation for decimal exponents in [-4, 16),
