@@ -43,6 +43,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/schema"
 )
@@ -473,8 +474,9 @@ func (w *Writer) makeCheckpoint() (*checkpoint, error) {
 	return c, nil
 }
 
-// writeCheckpoint replaces the checkpoint atomically: a temporary file,
-// fsynced, renamed over it. The caller holds w.mu and the session lock.
+// writeCheckpoint replaces the checkpoint atomically (atomicfile.Write:
+// a temporary file, fsynced, renamed over it, the directory fsynced). The
+// caller holds w.mu and the session lock.
 func (w *Writer) writeCheckpoint() error {
 	if w.st.lines == 0 {
 		return nil
@@ -483,24 +485,7 @@ func (w *Writer) writeCheckpoint() error {
 	if err != nil {
 		return err
 	}
-	path := checkpointPath(w.path)
-	tmp := path + ".tmp" // the session lock makes it ours
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(c.encode())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(checkpointPath(w.path), c.encode(), 0o644); err != nil {
 		return err
 	}
 	w.cpLines, w.projDirty = w.st.lines, false
