@@ -6,9 +6,9 @@ import (
 )
 
 // Canonicalizer rewrites JSON texts in canonical form without building
-// Values. Its scratch space is reused between calls, so steady-state use
-// allocates nothing. The zero Canonicalizer is ready to use; it is not safe
-// for concurrent use.
+// Values. Its scratch space is reused between calls, so steady-state Append
+// allocates nothing (AppendValue allocates only the Value it returns). The
+// zero Canonicalizer is ready to use; it is not safe for concurrent use.
 type Canonicalizer struct {
 	s     scanner
 	stack []emitFrame
@@ -43,15 +43,16 @@ func (c *Canonicalizer) AppendValue(dst, src []byte) ([]byte, Value, error) {
 		c.s.release()
 		return dst, Value{}, err
 	}
-	dst = c.emit(dst)
+	dst = c.emit(dst) // before build, which repoints the scalar nodes at its text
 	v := c.s.build()
 	c.s.release()
 	return dst, v, nil
 }
 
 // emit writes the scanned tape with sorted members. Raw strings and integers
-// are copied as written: a string without escapes cannot hold a control
-// character, a quote or a backslash, so Python would write it unchanged.
+// other than -0 are copied as written: a string without escapes cannot hold
+// a control character, a quote or a backslash, so Python would write it
+// unchanged.
 func (c *Canonicalizer) emit(dst []byte) []byte {
 	s := &c.s
 	src, nodes, order := s.src, s.nodes, s.order

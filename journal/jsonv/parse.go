@@ -65,7 +65,9 @@ func Parse(data []byte) (Value, error) {
 
 // build turns a scanned tape into a Value tree. All string and number texts
 // share one string, and all elements and members share one slab each, so a
-// parse costs a few allocations whatever the input's size.
+// parse costs a few allocations whatever the input's size. It repoints the
+// scalar nodes' spans from src into that text, so the tape cannot be
+// emitted afterwards.
 func (s *scanner) build() Value {
 	src := s.src
 	buf := s.text[:0]
