@@ -110,47 +110,32 @@ var errBadIDs = errors.New("bad event-id set")
 // readBinary restores a set written by appendBinary; every line is unknown.
 func (x *idIndex) readBinary(b []byte) error {
 	*x = idIndex{}
-	next := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
-	}
-	n, ok := next()
-	if !ok || n > 1<<32 {
+	d := &dec{b: b}
+	n := d.uv()
+	if d.err != nil || n > 1<<32 {
 		return errBadIDs
 	}
 	x.n = int(n)
-	nr, ok := next()
-	if !ok || nr > uint64(len(b)) {
-		return errBadIDs
-	}
+	nr := d.count()
 	for range nr {
-		start, ok1 := next()
-		cnt, ok2 := next()
-		if !ok1 || !ok2 || start+cnt > uint64(x.limit()) {
+		start, cnt := d.uv(), d.uv()
+		if d.err != nil || start+cnt > uint64(x.limit()) {
 			return errBadIDs
 		}
 		x.bits.AddRange(int(start), int(start+cnt))
 	}
-	no, ok := next()
-	if !ok || no > uint64(len(b)) {
-		return errBadIDs
-	}
+	no := d.count()
 	for range no {
-		l, ok := next()
-		if !ok || l > uint64(len(b)) {
+		id := d.str()
+		if d.err != nil {
 			return errBadIDs
 		}
 		if x.other == nil {
 			x.other = map[string]uint32{}
 		}
-		x.other[string(b[:l])] = 0
-		b = b[l:]
+		x.other[id] = 0
 	}
-	if len(b) != 0 {
+	if d.err != nil || len(d.b) != 0 {
 		return errBadIDs
 	}
 	// Each ID once: the bits and the other IDs add up to the count.
