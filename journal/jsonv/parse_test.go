@@ -250,7 +250,7 @@ func TestAccept(t *testing.T) {
 }
 
 func TestParsedValues(t *testing.T) {
-	v := mustParse(t, []byte(`{"s":"a\"b","i":-12,"f":2.50,"t":true,"n":null,"a":[1,"x"],"o":{"k":[]}}`))
+	v := mustParse(t, []byte(`{"s":"a\"b","i":-12,"f":2.50,"t":true,"n":null,"a":[1,"x"],"o":{"k":[],"l":[false]}}`))
 	if v.Kind() != Object || v.Len() != 7 {
 		t.Fatalf("kind %v len %d", v.Kind(), v.Len())
 	}
@@ -281,10 +281,11 @@ func TestParsedValues(t *testing.T) {
 		t.Errorf("o = %s", o.AppendJSON(nil))
 	}
 	// Slices handed out share slabs; appending to one must not clobber
-	// its neighbours.
-	elems := append(get("a").Elems(), Str("clobber"))
-	_ = elems
-	if got := string(v.AppendJSON(nil)); got != `{"s":"a\"b","i":-12,"f":2.5,"t":true,"n":null,"a":[1,"x"],"o":{"k":[]}}` {
+	// its neighbours ("a"'s elements are followed by "l"'s, the top
+	// object's members by "o"'s).
+	_ = append(get("a").Elems(), Str("clobber"))
+	_ = append(v.Members(), M("clobber", NullValue()))
+	if got := string(v.AppendJSON(nil)); got != `{"s":"a\"b","i":-12,"f":2.5,"t":true,"n":null,"a":[1,"x"],"o":{"k":[],"l":[false]}}` {
 		t.Errorf("after append: %s", got)
 	}
 	if !Equal(v, mustParse(t, v.AppendCanonical(nil))) {
