@@ -3,7 +3,9 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math/bits"
+	"slices"
 
 	"github.com/tracecheck/tracecheck/journal"
 )
@@ -98,7 +100,7 @@ func (x *idIndex) appendBinary(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(x.n))
 	b = x.bits.AppendRanges(b)
 	b = binary.AppendUvarint(b, uint64(len(x.other)))
-	for id := range x.other {
+	for _, id := range slices.Sorted(maps.Keys(x.other)) { // same index, same bytes
 		b = binary.AppendUvarint(b, uint64(len(id)))
 		b = append(b, id...)
 	}
