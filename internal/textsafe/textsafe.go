@@ -1,0 +1,95 @@
+// Package textsafe makes strings that came from input safe to print in text
+// output meant for a terminal or a line-oriented log.
+//
+// An event id, a session id or a file name is data an attacker can write:
+// printed raw, a newline in it forges an extra "ok" line and an ANSI escape
+// recolours or rewrites the terminal. Quote returns a plain string
+// unchanged, so ordinary output stays as it was, and otherwise a Go-quoted
+// string (with its double quotes) in which every control character,
+// invalid byte, and bidirectional or invisible formatting character is
+// escaped. The result never contains a byte below 0x20, DEL, or a character
+// that changes how the rest of the line is displayed.
+//
+// JSON output needs none of this: encoding/json already escapes controls.
+package textsafe
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Quote returns s when it is safe to print as is, else its Go quoting.
+// An empty string is quoted ("") so that it stays visible.
+func Quote(s string) string {
+	if s != "" && Plain(s) {
+		return s
+	}
+	return quote(s)
+}
+
+// Plain reports whether s can be printed as is: valid UTF-8 made of
+// printable characters, with no space at either end (which would blur
+// where the value stops) and no quote character (so that a quoted value
+// and a plain one can never be mistaken for each other).
+func Plain(s string) bool {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return false
+			}
+		}
+		if r == '"' || r == '\\' || !safeRune(r) {
+			return false
+		}
+		if r == ' ' && (i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// safeRune: printable and not a formatting character (Cf: bidi overrides,
+// zero-width joiners, the BOM), which display as nothing or reorder text.
+func safeRune(r rune) bool {
+	return (r == ' ' || unicode.IsPrint(r)) && !unicode.Is(unicode.Cf, r)
+}
+
+// quote writes s between double quotes with Go's escapes: \n, \t, \r,
+// \" and \\, \xNN for a byte that is not UTF-8, and \uNNNN or
+// \UNNNNNNNN for any other character that is not safe to display.
+func quote(s string) string {
+	const hex = "0123456789abcdef"
+	buf := make([]byte, 0, len(s)+2)
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			buf = append(buf, '\\', 'x', hex[s[i]>>4], hex[s[i]&0xf])
+		case r == '"' || r == '\\':
+			buf = append(buf, '\\', byte(r))
+		case r == '\n':
+			buf = append(buf, '\\', 'n')
+		case r == '\r':
+			buf = append(buf, '\\', 'r')
+		case r == '\t':
+			buf = append(buf, '\\', 't')
+		case safeRune(r):
+			buf = append(buf, s[i:i+size]...)
+		case r < 0x80:
+			buf = append(buf, '\\', 'x', hex[r>>4], hex[r&0xf])
+		case r <= 0xffff:
+			buf = append(buf, '\\', 'u')
+			for shift := 12; shift >= 0; shift -= 4 {
+				buf = append(buf, hex[(r>>shift)&0xf])
+			}
+		default:
+			buf = append(buf, '\\', 'U')
+			for shift := 28; shift >= 0; shift -= 4 {
+				buf = append(buf, hex[(r>>shift)&0xf])
+			}
+		}
+		i += size
+	}
+	return string(append(buf, '"'))
+}
