@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -58,11 +59,49 @@ func main() {
 	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
 }
 
+// run dispatches args and then checks that everything the command wrote on
+// standard output got there: output that could not be written (a full disk,
+// a closed pipe) fails the command with exit 1 whatever it returned, so a
+// script never takes a truncated answer for a whole one.
 func run(e *env, args []string) int {
+	out := &checkedWriter{w: e.stdout}
+	ce := *e
+	ce.stdout = out
+	code := dispatchTop(&ce, args)
+	if out.err != nil {
+		name := programName
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			name += " " + args[0]
+		}
+		fmt.Fprintf(e.stderr, "%s: writing standard output: %v\n", name, out.err)
+		return exitFailed
+	}
+	return code
+}
+
+func dispatchTop(e *env, args []string) int {
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		return runVersion(e, nil)
 	}
 	return dispatch(e, args, commands(), "", usage)
+}
+
+// checkedWriter remembers the first write error; later writes are dropped.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
 }
 
 // dispatch runs the command named by args[0]; with no name, or an unknown
@@ -74,9 +113,16 @@ func dispatch(e *env, args []string, cmds []command, prefix string, usage func(i
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
+	case "-h", "--help":
 		usage(e.stdout)
 		return exitOK
+	case "help":
+		// "help CMD" is "CMD --help"; "help" alone the command list.
+		if len(args) == 1 {
+			usage(e.stdout)
+			return exitOK
+		}
+		return dispatch(e, append(args[1:2:2], "--help"), cmds, prefix, usage)
 	}
 	for _, c := range cmds {
 		if c.name == args[0] {
@@ -119,9 +165,13 @@ func newFlags(e *env, name, usageLine, description string) *pflag.FlagSet {
 
 // parseFlags parses args; it returns (exit code, false) when the command
 // should stop: --help (0, usage on stdout) or a bad flag (2).
+//
+// One rule for spelling long flags everywhere: --name and, as go test
+// writes them, -name (so -update, -format json and -through=3 all work).
+// Single-letter shorthands and their bundles (-q, -h) are unchanged.
 func parseFlags(e *env, fs *pflag.FlagSet, args []string) (int, bool) {
 	fs.BoolP("help", "h", false, "show this help")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(singleDashLong(fs, args)); err != nil {
 		if err == pflag.ErrHelp {
 			return exitOK, false
 		}
@@ -136,10 +186,39 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
+// singleDashLong rewrites -name and -name=value to their -- spelling when
+// name is a long flag of fs, up to a "--" argument.
+func singleDashLong(fs *pflag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && fs.Lookup(name) != nil {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// usageError prints one line naming the command and the mistake, and
+// where to read more; it returns exitUsage.
+func usageError(e *env, cmd, format string, a ...any) int {
+	fmt.Fprintf(e.stderr, "%s %s: %s (see '%s %s --help')\n", programName, cmd, fmt.Sprintf(format, a...), programName, cmd)
+	return exitUsage
+}
+
 func runVersion(e *env, args []string) int {
 	fs := newFlags(e, "version", "version", "Print the tracecheck version and the Trace format version it reads.")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, "version", "unexpected argument %q", fs.Arg(0))
 	}
 	fmt.Fprintf(e.stdout, "tracecheck %s (trace %s)\n", version, journal.TraceVersion)
 	return exitOK

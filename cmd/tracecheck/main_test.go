@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,70 @@ func TestVersion(t *testing.T) {
 	code, stdout, _ := runCmd(t, "", "version")
 	if code != exitOK || !strings.HasPrefix(stdout, "tracecheck ") || !strings.Contains(stdout, "trace 0.1.0") {
 		t.Errorf("version: %d %q", code, stdout)
+	}
+}
+
+func TestSingleDashLongFlags(t *testing.T) {
+	fs := newFlags(&env{stderr: new(bytes.Buffer)}, "x", "x", "")
+	fs.Bool("update", false, "")
+	fs.String("format", "text", "")
+	fs.BoolP("quiet", "q", false, "")
+	got := singleDashLong(fs, []string{"-update", "-format=json", "-format", "json", "-q", "-unknown", "--update", "-", "--", "-update"})
+	want := []string{"--update", "--format=json", "--format", "json", "-q", "-unknown", "--update", "-", "--", "-update"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("singleDashLong = %q, want %q", got, want)
+	}
+	// The same rule holds in every command: -format works where --format does.
+	code, stdout, stderr := runCmd(t, "", "list", "-format", "json")
+	if code != exitOK || !strings.HasPrefix(stdout, "[") {
+		t.Errorf("list -format json: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// failWriter fails every write, as standard output on a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+func TestStdoutWriteErrorFails(t *testing.T) {
+	good := filepath.Join("..", "..", "testdata", "good", "s07-session-replay.trace.jsonl")
+	for _, args := range [][]string{
+		{"fingerprint", good},
+		{"validate", good},
+		{"replay", good},
+		{"list"},
+		{"version"},
+		{"verify", "s01-agent-loop"},
+	} {
+		var errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: failWriter{}, stderr: &errb}
+		if code := run(e, args); code != exitFailed || !strings.Contains(errb.String(), "writing standard output: no space left on device") {
+			t.Errorf("%v with stdout failing: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}
+
+func TestHelpCommand(t *testing.T) {
+	code, stdout, _ := runCmd(t, "", "help", "verify")
+	if code != exitOK || !strings.HasPrefix(stdout, "Usage: tracecheck verify") {
+		t.Errorf("help verify: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCmd(t, "", "session", "help", "append")
+	if code != exitOK || !strings.HasPrefix(stdout, "Usage: tracecheck session append") {
+		t.Errorf("session help append: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestUsageErrorsAreOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"fingerprint"},
+		{"replay", "a", "b"},
+		{"validate"},
+		{"version", "extra"},
+	} {
+		code, _, stderr := runCmd(t, "", args...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--help") {
+			t.Errorf("%v: exit %d, stderr %q (want one line pointing at --help)", args, code, stderr)
+		}
 	}
 }

@@ -46,9 +46,7 @@ func runValidate(e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(e.stderr, "tracecheck validate: no FILE given")
-		fs.Usage()
-		return exitUsage
+		return usageError(e, "validate", "no FILE given")
 	}
 	status := exitOK
 	for _, path := range fs.Args() {
@@ -79,8 +77,7 @@ func runValidate(e *env, args []string) int {
 // oneFile checks that exactly one FILE was given.
 func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
 	if fs.NArg() != 1 {
-		fmt.Fprintf(e.stderr, "tracecheck %s: want exactly one FILE, got %d\n", cmd, fs.NArg())
-		fs.Usage()
+		usageError(e, cmd, "want exactly one FILE, got %d", fs.NArg())
 		return "", false
 	}
 	return fs.Arg(0), true

@@ -48,25 +48,6 @@ func (r verifyResult) failed() bool {
 	return false
 }
 
-// fixLongFlags lets the go-test spelling of long flags (-update, -prune)
-// through pflag, which would read them as bundles of shorthands.
-func fixLongFlags(args []string, names ...string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		for _, n := range names {
-			if a == "-"+n || strings.HasPrefix(a, "-"+n+"=") {
-				a = "-" + a
-				break
-			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
 // scenarioSource adds --scenario-dir to fs and returns a loader.
 func scenarioSource(fs *pflag.FlagSet) func() ([]*scenarios.Scenario, error) {
 	dir := fs.String("scenario-dir", "", "read scenarios/*.json from `DIR` instead of the built-in ones")
@@ -130,7 +111,7 @@ func runVerify(e *env, args []string) int {
 	goldenDir := fs.String("golden-dir", "", "read and write golden files in `DIR`")
 	format := fs.String("format", "text", "output format: text or json")
 	load := scenarioSource(fs)
-	if code, ok := parseFlags(e, fs, fixLongFlags(args, "update", "prune")); !ok {
+	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
 	if !checkFormat(e, "verify", *format) {

@@ -310,14 +310,6 @@ func TestList(t *testing.T) {
 	}
 }
 
-func TestFixLongFlags(t *testing.T) {
-	got := fixLongFlags([]string{"-update", "-prune=true", "-u", "--update", "x", "--", "-update"}, "update", "prune")
-	want := []string{"--update", "--prune=true", "-u", "--update", "x", "--", "-update"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("fixLongFlags = %q, want %q", got, want)
-	}
-}
-
 // TestSessionResumeGoldenIsAStoreSession: the session-resume golden is a
 // session file the store accepts as it is (three runs chained by their
 // resume markers), and resuming it once more repairs nothing and leaves
