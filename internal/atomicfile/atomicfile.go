@@ -3,6 +3,11 @@
 // mode and renamed over the target; the directory is then synced so the
 // rename itself is durable. A reader sees the old file or the new one,
 // never a partial write, and a failed write leaves no temporary file.
+//
+// A writer killed mid-write cannot remove its temporary file. Temporary
+// names carry the writer's process id (.<name>.tmp-<pid>-<random>), so
+// RemoveStale, called before the next write, removes exactly the leftovers
+// of writers that no longer run and never a live writer's file.
 package atomicfile
 
 import (
@@ -12,6 +17,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 )
 
 // Write replaces path with data, atomically, and gives it mode perm.
@@ -27,7 +35,7 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // error from fill abandons the write and is returned as is.
 func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -76,4 +84,50 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
+
+// IsTemp reports whether name (a base name) is a temporary file of Write or
+// WriteFunc, of any target; directory listings use it to skip them.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// RemoveStale removes the temporary files that writers of path left when
+// they were killed: those whose process id no longer runs. It returns the
+// names it removed; a temporary file of a live process is left alone.
+func RemoveStale(path string) ([]string, error) {
+	dir := filepath.Dir(path)
+	prefix := tempPrefix(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range entries {
+		name := e.Name()
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || alive(pid) {
+			continue
+		}
+		full := filepath.Join(dir, name)
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			return removed, err
+		}
+		removed = append(removed, full)
+	}
+	return removed, nil
+}
+
+// alive reports whether process pid exists (signal 0 checks without
+// sending; EPERM means it exists under another user).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,37 @@ func assertOnly(t *testing.T, dir, name string) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("directory holds %v, want only %s", names, name)
+	}
+}
+
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "x.checkpoint")
+	// A writer that was killed: a pid that cannot run (above pid_max).
+	dead := filepath.Join(dir, ".x.checkpoint.tmp-2147483646-123")
+	// A live writer: this very process.
+	live := filepath.Join(dir, ".x.checkpoint.tmp-"+strconv.Itoa(os.Getpid())+"-456")
+	// Another target's leftover and an unrelated file are not ours to touch.
+	other := filepath.Join(dir, ".y.checkpoint.tmp-2147483646-1")
+	plain := filepath.Join(dir, "x.checkpoint.tmp-2147483646-1")
+	for _, p := range []string{dead, live, other, plain} {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := RemoveStale(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 1 || removed[0] != dead {
+		t.Errorf("removed %q, want only %q", removed, dead)
+	}
+	for _, p := range []string{live, other, plain} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+	if !IsTemp(filepath.Base(live)) || IsTemp("x.checkpoint") {
+		t.Error("IsTemp misjudges names")
 	}
 }
