@@ -90,10 +90,17 @@ func renderFirst(sc *Scenario, w *store.Writer) (*Rendered, error) {
 	if sc.SystemPrompt != "" {
 		msgs = append(msgs, reducer.Message{Role: reducer.RoleSystem, Content: sc.SystemPrompt})
 	}
-	a := newAgent(sc, rec, sc.Turns, msgs)
+	ws := newWorkspace(sc.Workspace)
+	a := newAgent(sc, rec, sc.Turns, msgs, ws)
 
 	run := &Run{SessionID: sc.SessionID, RunID: sc.RunID}
-	err := a.start()
+	var err error
+	if sc.Trust != nil {
+		err = a.preflight(sc.Trust)
+	}
+	if err == nil {
+		err = a.start()
+	}
 	if err == nil {
 		// The reference builds [system, user] before session.start; the
 		// events are the same, but holding the user message only once it
@@ -108,9 +115,12 @@ func renderFirst(sc *Scenario, w *store.Writer) (*Rendered, error) {
 	if err != nil && !errors.Is(err, errInterrupted) {
 		return nil, err
 	}
+	if err := rec.notFired(sc, "/interrupt"); err != nil {
+		return nil, err
+	}
 	rec.interrupt = nil // post-run operations are never interrupted
 	run.LoopEvents = len(rec.events)
-	out := &Rendered{Scenario: sc, Runs: []*Run{run}}
+	out := &Rendered{Scenario: sc, Runs: []*Run{run}, ws: ws}
 
 	branches := map[string]reducer.BranchRecord{}
 	branchPayloads := map[string]jsonv.Value{}
@@ -220,7 +230,7 @@ func (out *Rendered) continueBranch(op Operation, b reducer.BranchRecord, lineag
 	prov := sc.Provenance
 	prov.RunID = op.RunID
 	rec := &recorder{sessionID: op.SessionID, prov: prov, seen: map[string]int{}}
-	a := newAgent(sc, rec, op.Turns, hist)
+	a := newAgent(sc, rec, op.Turns, hist, out.ws)
 	run := &Run{SessionID: op.SessionID, RunID: op.RunID, Inherited: prefix}
 	if err := a.start(); err != nil {
 		return nil, err
@@ -302,11 +312,14 @@ func (out *Rendered) resume(st *store.Store, rs Resume) (*Run, error) {
 		interrupt: rs.Interrupt,
 		seen:      map[string]int{},
 	}
-	a := newAgent(sc, rec, rs.Turns, reducer.CloneMessages(res.History))
+	a := newAgent(sc, rec, rs.Turns, reducer.CloneMessages(res.History), out.ws)
 	run := &Run{SessionID: sc.SessionID, RunID: res.RunID, Inherited: slices.Clone(out.Events), Resumed: res}
 	// A resumed run is a new call of the agent: its turns count from 1.
 	run.StopReason, err = a.loop(1)
 	if err != nil && !errors.Is(err, errInterrupted) {
+		return nil, err
+	}
+	if err := rec.notFired(sc, rs.Pointer+"/interrupt"); err != nil {
 		return nil, err
 	}
 	run.LoopEvents = len(rec.events)

@@ -56,6 +56,12 @@ type Run struct {
 	// resume): the repaired calls, the events the resume appended (the
 	// first of Events) and the history the run started from.
 	Resumed *reducer.Resumed
+	// PruneIndex is the index in Events of the run's first context.prune
+	// (-1 for none), and BeforePrune the live history right before it:
+	// reducer.History does not replay a context budget, so Check compares
+	// the rebuilt history up to there.
+	PruneIndex  int
+	BeforePrune []reducer.Message
 	// File is the session file's bytes when the run's writer was closed
 	// (scenarios with resumes only): what every later run must leave
 	// unchanged.
@@ -74,6 +80,10 @@ type Rendered struct {
 	// SessionFile is the session file of a scenario with resumes rendered
 	// into a caller's directory (RenderDir); "" otherwise.
 	SessionFile string
+
+	// ws is the workspace the runs' tools act on, one for the whole
+	// render: each run finds it as the run before it left it.
+	ws *workspace
 }
 
 // recorder emits events with the reference's deterministic identity: ids
@@ -97,13 +107,35 @@ type recorder struct {
 
 	interrupt *Interrupt
 	seen      map[string]int
+	fired     bool
 }
 
 // errInterrupted unwinds the agent loop when the scenario's interrupt point
 // is reached.
 var errInterrupted = errors.New("run interrupted")
 
+// emit records an event of the runner: its parent is the runner's
+// previous event, and it becomes the parent of the runner's next one.
 func (r *recorder) emit(typ string, actor journal.Actor, payload jsonv.Value) error {
+	id, err := r.record(typ, actor, payload, r.parent)
+	r.parent = id
+	return err
+}
+
+// emitSide records an event of a tool handler: its parent is the last
+// event in the trace (the tool.request, the approval.decision or the
+// handler's previous event), and the runner's parent chain is left as it
+// was, so the tool.result that follows names the runner's last event.
+func (r *recorder) emitSide(typ string, actor journal.Actor, payload jsonv.Value) error {
+	parent := r.parent
+	if n := len(r.events); n > 0 {
+		parent = r.events[n-1].EventID
+	}
+	_, err := r.record(typ, actor, payload, parent)
+	return err
+}
+
+func (r *recorder) record(typ string, actor journal.Actor, payload jsonv.Value, parent string) (string, error) {
 	seq := int64(len(r.events))
 	id := fmt.Sprintf("evt-%03d", seq)
 	if r.w != nil {
@@ -120,21 +152,42 @@ func (r *recorder) emit(typ string, actor journal.Actor, payload jsonv.Value) er
 		Payload:       payload,
 		Provenance:    r.prov,
 		Redaction:     journal.CleanRedaction(),
-		ParentEventID: r.parent,
+		ParentEventID: parent,
 	})
-	r.parent = id
 	if r.w != nil {
 		if _, err := r.w.AppendEvent(&r.events[len(r.events)-1]); err != nil {
-			return err
+			return id, err
 		}
 	}
 	if r.interrupt != nil && r.interrupt.After == typ {
 		r.seen[typ]++
 		if r.seen[typ] == r.interrupt.Occurrence {
-			return errInterrupted
+			r.fired = true
+			return id, errInterrupted
 		}
 	}
-	return nil
+	return id, nil
+}
+
+// notFired is the error of an interrupt the run never reached: the
+// scenario is invalid, since its golden would silently end as if nothing
+// had been interrupted. pointer is the interrupt's place in the file.
+func (r *recorder) notFired(sc *Scenario, pointer string) error {
+	in := r.interrupt
+	if in == nil || r.fired {
+		return nil
+	}
+	return &FileError{File: sc.File, Pointer: pointer, Msg: fmt.Sprintf(
+		"never fires: interrupt.after is %q, occurrence %d, but the run emits %d %s event(s)%s",
+		in.After, in.Occurrence, r.seen[in.After], in.After, onlyLoop(pointer))}
+}
+
+// onlyLoop explains, for a resume's interrupt, which events it counts.
+func onlyLoop(pointer string) string {
+	if pointer == "/interrupt" {
+		return " (post-run operations are never interrupted)"
+	}
+	return " in its agent loop (the resume's own events are not counted)"
 }
 
 // agent is the reference runtime's AgentRunner for one run.
@@ -143,15 +196,25 @@ type agent struct {
 	rec       *recorder
 	model     *fakemodel.Model
 	tools     *registry
+	env       *toolEnv
 	compactor *reducer.Compactor
 	msgs      []reducer.Message
+	// firstPrune is the index in rec.events of the run's first
+	// context.prune (-1 for none), and beforePrune the live history right
+	// before it.
+	firstPrune  int
+	beforePrune []reducer.Message
 }
 
 // newAgent returns the agent of one run of sc: rec records its events, the
-// scripted model answers with turns, and msgs is the history it starts
-// from.
-func newAgent(sc *Scenario, rec *recorder, turns []fakemodel.Turn, msgs []reducer.Message) *agent {
-	return &agent{sc: sc, rec: rec, model: fakemodel.New(turns), tools: &registry{tools: sc.Tools}, compactor: sc.Compactor.Compactor(), msgs: msgs}
+// scripted model answers with turns, msgs is the history it starts from
+// and ws the workspace its tools act on.
+func newAgent(sc *Scenario, rec *recorder, turns []fakemodel.Turn, msgs []reducer.Message, ws *workspace) *agent {
+	return &agent{
+		sc: sc, rec: rec, model: fakemodel.New(turns), tools: &registry{tools: sc.Tools},
+		env:       &toolEnv{sc: sc, ws: ws, emit: rec.emitSide},
+		compactor: sc.Compactor.Compactor(), msgs: msgs, firstPrune: -1,
+	}
 }
 
 // finish records in run what the agent ended with: its events, its live
@@ -160,11 +223,12 @@ func (a *agent) finish(run *Run) {
 	run.Events = a.rec.events
 	run.History = a.msgs
 	run.Requests = a.model.Requests()
+	run.PruneIndex, run.BeforePrune = a.firstPrune, a.beforePrune
 }
 
-func (a *agent) harness() journal.Actor {
-	return journal.Actor{Kind: "harness", ID: a.sc.Provenance.AgentID}
-}
+func (a *agent) harness() journal.Actor { return harnessActor(a.sc.Provenance.AgentID) }
+
+func harnessActor(id string) journal.Actor { return journal.Actor{Kind: "harness", ID: id} }
 
 func (a *agent) modelActor() journal.Actor {
 	id := fakemodel.ID
@@ -184,15 +248,8 @@ func (a *agent) start() error {
 // loop runs turns first..MaxTurns and returns the stop reason.
 func (a *agent) loop(first int) (string, error) {
 	for turn := first; turn <= a.sc.MaxTurns; turn++ {
-		if a.compactor != nil && a.compactor.ShouldCompact(a.msgs) {
-			c, err := a.compactor.Compact(a.msgs)
-			if err != nil {
-				return "", fmt.Errorf("turn %d: %w", turn, err)
-			}
-			a.msgs = c.Messages
-			if err := a.rec.emit("context.compact", a.harness(), c.Payload()); err != nil {
-				return "", err
-			}
+		if err := a.fitContext(turn); err != nil {
+			return "", err
 		}
 		if err := a.rec.emit("model.request", a.harness(), jsonv.Obj(
 			jsonv.M("turn", jsonv.Int(int64(turn))),
@@ -230,24 +287,9 @@ func (a *agent) loop(first int) (string, error) {
 			)); err != nil {
 				return "", err
 			}
-			var payload jsonv.Value
-			result, terr := a.tools.execute(call.Name, call.ArgumentsValue())
-			if terr != nil {
-				payload = jsonv.Obj(
-					jsonv.M("tool_call_id", jsonv.Str(call.ID)),
-					jsonv.M("tool", jsonv.Str(call.Name)),
-					jsonv.M("ok", jsonv.BoolValue(false)),
-					jsonv.M("error", jsonv.Str(terr.Msg)),
-					jsonv.M("error_type", jsonv.Str(terr.Type)),
-				)
-			} else {
-				payload = jsonv.Obj(
-					jsonv.M("tool_call_id", jsonv.Str(call.ID)),
-					jsonv.M("tool", jsonv.Str(call.Name)),
-					jsonv.M("ok", jsonv.BoolValue(true)),
-					jsonv.M("result", result),
-					jsonv.M("truncated", jsonv.BoolValue(false)),
-				)
+			payload, err := a.callTool(call)
+			if err != nil {
+				return "", err
 			}
 			a.appendToolResult(payload)
 			if err := a.rec.emit("tool.result", journal.Actor{Kind: "tool", ID: call.Name}, payload); err != nil {
@@ -272,6 +314,85 @@ func (a *agent) loop(first int) (string, error) {
 		jsonv.M("reason", jsonv.Str(StopMaxTurns)),
 		jsonv.M("turns", jsonv.Int(int64(a.sc.MaxTurns))),
 	))
+}
+
+// fitContext runs, before turn's model request, the compactor and then
+// the context budget, each recording its event when it changes the
+// history.
+func (a *agent) fitContext(turn int) error {
+	if a.compactor != nil && a.compactor.ShouldCompact(a.msgs) {
+		c, err := a.compactor.Compact(a.msgs)
+		if err != nil {
+			return fmt.Errorf("turn %d: %w", turn, err)
+		}
+		a.msgs = c.Messages
+		if err := a.rec.emit("context.compact", a.harness(), c.Payload()); err != nil {
+			return err
+		}
+	}
+	if b := a.sc.Budget; b != nil {
+		if f := b.fit(a.msgs); f.pruned() {
+			if a.firstPrune < 0 {
+				a.firstPrune, a.beforePrune = len(a.rec.events), reducer.CloneMessages(a.msgs)
+			}
+			a.msgs = f.msgs
+			return a.rec.emit("context.prune", a.harness(), f.payload())
+		}
+	}
+	return nil
+}
+
+// callTool decides and runs one tool call and returns its tool.result
+// payload: with an approval gate, approval.request and approval.decision
+// first (a call not allowed fails with ApprovalDenied and never runs);
+// then the tool, whose failure is a result too; a successful result is cut
+// to the context budget. The error is not the tool's: it ends the run.
+func (a *agent) callTool(call reducer.ToolCall) (jsonv.Value, error) {
+	args := call.ArgumentsValue()
+	if ap := a.sc.Approval; ap != nil {
+		rule := ap.match(call.Name)
+		d := ap.resolve(rule, call.Name, args)
+		fp := requestFingerprint(call.Name, args)
+		if err := a.rec.emit("approval.request", a.harness(), d.requestPayload(call.ID, call.Name, fp)); err != nil {
+			return jsonv.Value{}, err
+		}
+		if err := a.rec.emit("approval.decision", a.harness(), d.decisionPayload(call.ID, call.Name, fp)); err != nil {
+			return jsonv.Value{}, err
+		}
+		if !d.allowed {
+			return failedResult(call, &ToolError{ApprovalDenied, d.reason}), nil
+		}
+	}
+	result, err := a.tools.execute(call.Name, args, a.env)
+	var te *ToolError
+	if errors.As(err, &te) {
+		return failedResult(call, te), nil
+	}
+	if err != nil {
+		return jsonv.Value{}, err
+	}
+	truncated := false
+	if b := a.sc.Budget; b != nil {
+		result, truncated = b.truncate(result)
+	}
+	return jsonv.Obj(
+		jsonv.M("tool_call_id", jsonv.Str(call.ID)),
+		jsonv.M("tool", jsonv.Str(call.Name)),
+		jsonv.M("ok", jsonv.BoolValue(true)),
+		jsonv.M("result", result),
+		jsonv.M("truncated", jsonv.BoolValue(truncated)),
+	), nil
+}
+
+// failedResult is the tool.result payload of a failed call.
+func failedResult(call reducer.ToolCall, e *ToolError) jsonv.Value {
+	return jsonv.Obj(
+		jsonv.M("tool_call_id", jsonv.Str(call.ID)),
+		jsonv.M("tool", jsonv.Str(call.Name)),
+		jsonv.M("ok", jsonv.BoolValue(false)),
+		jsonv.M("error", jsonv.Str(e.Msg)),
+		jsonv.M("error_type", jsonv.Str(e.Type)),
+	)
 }
 
 // responsePayloads is the turn's model.response payloads: one per chunk

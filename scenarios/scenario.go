@@ -70,6 +70,17 @@ type Scenario struct {
 	// resumes is rendered through the session store (see RenderDir).
 	Resumes []Resume
 	Expect  Expect
+
+	// The mechanisms of the reference's later lessons (decoded by
+	// decode_mechanisms.go); nil when the scenario does not use them.
+	Workspace    map[string]string // path -> content: the files the tools act on (s04, s10, s13)
+	Instructions *InstructionsSpec // instruction discovery into the system prompt (s05)
+	Budget       *BudgetSpec       // context budget and tool result truncation (s06)
+	Memory       []MemoryRecord    // what memory_search finds (s09)
+	Skills       []Skill           // what load_skill loads (s09)
+	Approval     *ApprovalSpec     // the approval gate before every tool call (s10)
+	Sandbox      *SandboxSpec      // the profile sandboxed_fetch is planned against (s11)
+	Trust        *TrustSpec        // project trust and instruction sources before session.start (s12)
 }
 
 // Resume is one later run of the session: the session is reopened from
@@ -287,6 +298,7 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 		h, _ := t.Get("handler")
 		if b, ok := h.Get("builtin"); ok {
 			tool.Handler = Handler{Builtin: b.Text()}
+			tool.Handler.Options, _ = h.Get("options")
 		} else if r, ok := h.Get("result"); ok {
 			tool.Handler = Handler{Result: r}
 		} else if e, ok := h.Get("error"); ok {
@@ -410,6 +422,7 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 			d.fail("/expect/repaired_calls", "%d entries for %d resumes: give one list of tool call ids per resume", len(s.Expect.RepairedCalls), len(s.Resumes))
 		}
 	}
+	d.mechanisms(doc, s)
 	return s
 }
 
