@@ -81,6 +81,11 @@ func Check(r *Rendered) []string {
 			}
 		}
 	}
+	if ex.HasSystemPrompt {
+		if p := checkSystemPrompt(ex.SystemPrompt, first.Requests); p != "" {
+			add("%s", p)
+		}
+	}
 	if ex.UnansweredCalls != nil {
 		h, err := reducer.History(first.Events[:first.LoopEvents], sc.HistoryConfig())
 		if err != nil {
@@ -109,6 +114,28 @@ func Check(r *Rendered) []string {
 		problems = append(problems, checkHistory(sc, run)...)
 	}
 	return problems
+}
+
+// checkSystemPrompt compares the system message of the first model
+// request with the expected one (nil: none).
+func checkSystemPrompt(want *string, requests [][]reducer.Message) string {
+	if len(requests) == 0 {
+		return "/expect/system_prompt: the run made no model request"
+	}
+	var got *string
+	if first := requests[0]; len(first) > 0 && first[0].Role == reducer.RoleSystem {
+		got = &first[0].Content
+	}
+	if equalPtr(got, want) {
+		return ""
+	}
+	show := func(s *string) string {
+		if s == nil {
+			return "none"
+		}
+		return strconv.Quote(*s)
+	}
+	return fmt.Sprintf("/expect/system_prompt: expected %s, actual %s (the system message of the first model request)", show(want), show(got))
 }
 
 // checkHistory checks that reducer.History rebuilds from the run's journal

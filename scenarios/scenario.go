@@ -160,6 +160,10 @@ type Expect struct {
 	// RepairedCalls holds, per resume in order, the tool call ids it
 	// answered with a synthesized result; checked when non-nil.
 	RepairedCalls [][]string
+	// SystemPrompt is the system message the model saw first (nil: none);
+	// checked when HasSystemPrompt.
+	SystemPrompt    *string
+	HasSystemPrompt bool
 }
 
 // FileError is a problem in a scenario file: the file, the JSON pointer of
@@ -405,6 +409,13 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 	}
 	if ex.Has("assistant_messages") {
 		s.Expect.AssistantMessages = strs(ex, "assistant_messages")
+	}
+	if sp, ok := ex.Get("system_prompt"); ok {
+		s.Expect.HasSystemPrompt = true
+		if sp.Kind() == jsonv.String {
+			t := sp.Text()
+			s.Expect.SystemPrompt = &t
+		}
 	}
 	if ex.Has("unanswered_calls") {
 		s.Expect.UnansweredCalls = strs(ex, "unanswered_calls")
