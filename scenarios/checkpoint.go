@@ -129,10 +129,11 @@ func (w *workspace) tracked(p string) bool {
 // splitLines splits text into lines, each with its line end; a last line
 // without one is a line of its own (as git counts it).
 func splitLines(s string) []string {
-	if s == "" {
-		return nil
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
 	}
-	return strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
+	return lines
 }
 
 // editDistance is the length of a shortest edit script (insertions and

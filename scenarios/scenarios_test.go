@@ -151,7 +151,11 @@ func TestExhaustedScriptCompletes(t *testing.T) {
 // prefix alone, exactly the history the live agent held at that moment: the
 // contract session resume relies on.
 func TestHistoryMatchesTheLiveRunAtEveryInterruption(t *testing.T) {
-	for _, id := range []string{"s03-tool-dispatch", "s08-context-compaction", "streaming-final-delta", "tool-failures", "max-turns"} {
+	for _, id := range []string{
+		"s03-tool-dispatch", "s08-context-compaction", "streaming-final-delta", "tool-failures", "max-turns",
+		"s04-workspace-tools", "s05-instructions", "s09-memory-skills", "s10-approval-policy", "s11-sandbox-network",
+		"s12-project-trust", "s13-checkpoint-rollback", "approval-denied", "checkpoint-dirty-workspace", "sandbox-network-denied",
+	} {
 		base := builtin(t, id)
 		full, err := Render(base)
 		if err != nil {
