@@ -8,6 +8,14 @@
 // (journal/store and reducer.ResumeWriter), whose golden is the session
 // file's bytes.
 //
+// The mechanisms of the curriculum's later lessons are scenario options and
+// built-in tools, one file each: a workspace and its tools
+// (tools_workspace.go, s04), instruction discovery (instructions.go, s05),
+// a context budget (budget.go, s06), memory and skills (memory.go, s09), an
+// approval gate (approval.go, s10), a sandbox (sandbox.go, s11), project
+// trust (trust.go, s12) and checkpoints (checkpoint.go, s13); their fields
+// are decoded in decode_mechanisms.go.
+//
 // Scenarios are data: one JSON file per scenario, scenarios/<id>.json,
 // validated by schema/scenario.schema.json and embedded in the binary, so a
 // new case needs no Go. Render turns a Scenario into events and bytes; Check
