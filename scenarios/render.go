@@ -37,6 +37,10 @@ func Render(sc *Scenario) (*Rendered, error) {
 // appending every event as it is emitted. The golden is the file's bytes.
 func RenderDir(sc *Scenario, dir string) (*Rendered, error) {
 	r, err := render(sc, dir)
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return nil, err // it names the file and the field already
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.ID, err)
 	}

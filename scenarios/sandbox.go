@@ -8,7 +8,7 @@ package scenarios
 // The backend has no effects: it returns what it would have done.
 
 import (
-	"fmt"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,15 +59,15 @@ func ParseEndpoint(s string) (Endpoint, error) {
 	s = strings.ToLower(s)
 	i := strings.LastIndexByte(s, ':')
 	if i <= 0 || i == len(s)-1 || strings.Trim(s[i+1:], "0123456789") != "" {
-		return Endpoint{}, fmt.Errorf("network endpoint must be an exact host:port pair")
+		return Endpoint{}, errors.New("network endpoint must be an exact host:port pair")
 	}
 	port, err := strconv.Atoi(s[i+1:])
 	if err != nil || port < 1 || port > 65535 {
-		return Endpoint{}, fmt.Errorf("network endpoint port is outside 1..65535")
+		return Endpoint{}, errors.New("network endpoint port is outside 1..65535")
 	}
 	host := s[:i]
 	if strings.ContainsAny(host, "/*@") {
-		return Endpoint{}, fmt.Errorf("network endpoint host must not contain URL or wildcard syntax")
+		return Endpoint{}, errors.New("network endpoint host must not contain URL or wildcard syntax")
 	}
 	return Endpoint{host, port}, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -79,5 +80,25 @@ print(hashlib.sha256(wire.encode("utf-8")).hexdigest())
 	}
 	if lessons != 13 {
 		t.Errorf("%d reference lessons, want the curriculum's 13", lessons)
+	}
+}
+
+// TestVerifyInterruptThatNeverFires: a scenario whose interrupt the run
+// never reaches is INVALID, and no golden is written for it.
+func TestVerifyInterruptThatNeverFires(t *testing.T) {
+	sdir := t.TempDir()
+	doc := `{"id":"late","prompt":"p","turns":[{"content":"done","stop":true}],
+		"interrupt":{"after":"tool.request"},"expect":{"event_count":5,"focus_event_types":[]}}`
+	if err := os.WriteFile(filepath.Join(sdir, "late.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gdir := filepath.Join(t.TempDir(), "golden")
+	code, stdout, _ := runCmd(t, "", "verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update")
+	want := "INVALID late\n  - " + filepath.Join(sdir, "late.json") + `: /interrupt: never fires: interrupt.after is "tool.request", occurrence 1, but the run emits 0 tool.request event(s)`
+	if code != exitFailed || !strings.Contains(stdout, want) {
+		t.Fatalf("exit %d\n%s\nwant %s", code, stdout, want)
+	}
+	if _, err := os.Stat(filepath.Join(gdir, "late.trace.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a golden was written for an invalid scenario: %v", err)
 	}
 }
