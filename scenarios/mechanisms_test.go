@@ -451,6 +451,19 @@ func TestWorkspacePaths(t *testing.T) {
 	}
 }
 
+// TestWorkspaceWithoutFiles: the workspace tools work without a
+// workspace field, on an empty workspace.
+func TestWorkspaceWithoutFiles(t *testing.T) {
+	sc := parse(t, `{"id":"t","prompt":"p","tools":[
+		{"name":"write_file","handler":{"builtin":"write_file"}},{"name":"read_file","handler":{"builtin":"read_file"}}],
+		"turns":[{"tool_calls":[{"id":"w","name":"write_file","arguments":{"path":"a/b.txt","content":"hi"}},{"id":"r","name":"read_file","arguments":{"path":"a/b.txt"}}]}],
+		"expect":{"event_count":11,"focus_event_types":[]}}`)
+	r := mustRender(t, sc)
+	if got := payload(t, r.Events[7]); got != `{"tool_call_id":"r","tool":"read_file","ok":true,"result":{"path":"a/b.txt","content":"hi","truncated":false},"truncated":false}` {
+		t.Errorf("read back: %s", got)
+	}
+}
+
 func TestInstructionDiscovery(t *testing.T) {
 	files := map[string]string{
 		"AGENTS.md":       "root\n",

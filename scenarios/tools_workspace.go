@@ -29,13 +29,16 @@ type workspace struct {
 }
 
 // newWorkspace returns a clean checkout of files (paths already
-// normalised by the decoder).
+// normalised by the decoder); nil is an empty workspace.
 func newWorkspace(files map[string]string) *workspace {
-	return &workspace{files: maps.Clone(files), head: maps.Clone(files)}
+	w := &workspace{files: map[string]string{}, head: map[string]string{}}
+	maps.Copy(w.files, files)
+	maps.Copy(w.head, files)
+	return w
 }
 
-// resolve is the reference's Workspace.resolve: the path relative to the
-// root, normalised ("." for the root itself).
+// resolveRelative is the reference's Workspace.resolve: the path relative
+// to the root, normalised ("." for the root itself).
 func resolveRelative(rel string) (string, error) {
 	if rel == "" || strings.HasPrefix(rel, "/") {
 		return "", &ToolError{ToolValidationError, "path must be non-empty and relative"}
