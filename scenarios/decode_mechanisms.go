@@ -35,12 +35,12 @@ func (d *decoder) mechanisms(doc jsonv.Value, s *Scenario) {
 			Filename:        str(v, "filename", DefaultInstructionFile),
 			MaxBytesPerFile: int(integer(v, "max_bytes_per_file", DefaultInstructionMaxBytes)),
 		}
-		cwd, err := resolveRelative(s.Instructions.Cwd)
-		if err != nil {
+		if cwd, err := resolveRelative(s.Instructions.Cwd); err != nil {
 			d.fail("/instructions/cwd", "cwd must be inside the workspace: %q is not", s.Instructions.Cwd)
+		} else {
+			s.Instructions.Cwd = cwd
+			s.SystemPrompt = renderInstructions(s.Instructions.discover(s.Workspace))
 		}
-		s.Instructions.Cwd = cwd
-		s.SystemPrompt = renderInstructions(s.Instructions.discover(s.Workspace))
 	}
 	if v, ok := doc.Get("budget"); ok {
 		s.Budget = &BudgetSpec{

@@ -67,7 +67,7 @@ type Scenario struct {
 	RunID        string
 	Provenance   journal.Provenance // RunID included
 	MaxTurns     int
-	SystemPrompt string
+	SystemPrompt string // the run's system message: system_prompt, or what instructions or trust make of their sources
 	Prompt       string
 	Tools        []Tool
 	Compactor    *CompactorSpec
