@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
 )
@@ -549,5 +550,26 @@ func TestHandlerEventsFanOut(t *testing.T) {
 	}
 	if handlerEvents < 10 {
 		t.Errorf("only %d handler events in the built-in scenarios", handlerEvents)
+	}
+}
+
+func TestBuiltinArgumentErrors(t *testing.T) {
+	env := &toolEnv{ws: newWorkspace(nil), sc: &Scenario{Sandbox: &SandboxSpec{ProfileID: "p"}}, emit: func(string, journal.Actor, jsonv.Value) error { return nil }}
+	r := &registry{tools: []Tool{
+		{Name: "read", Handler: Handler{Builtin: BuiltinReadFile}},
+		{Name: "fetch", Handler: Handler{Builtin: BuiltinSandboxedFetch, Options: mustJSON(t, `{"command":"c"}`)}},
+		{Name: "skill", Handler: Handler{Builtin: BuiltinLoadSkill}},
+	}}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"read", `{}`, "ToolExecutionError: read failed: 'path'"},
+		{"read", `{"path":7}`, "ToolExecutionError: read failed: argument 'path' must be a string, not a JSON number"},
+		{"fetch", `{"host":{"a":1}}`, "ToolExecutionError: fetch failed: argument 'host' must be a string, not a JSON object"},
+		{"fetch", `{"host":"a/b"}`, "ToolExecutionError: fetch failed: network endpoint host must not contain URL or wildcard syntax"},
+		{"skill", `{"skill_id":"it's"}`, `ToolExecutionError: skill failed: "unknown skill: it's"`},
+	} {
+		_, err := r.execute(tc.tool, mustJSON(t, tc.args), env)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s %s: %v, want %s", tc.tool, tc.args, err, tc.want)
+		}
 	}
 }

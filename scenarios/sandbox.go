@@ -135,16 +135,11 @@ func (p sandboxPlan) network() []string {
 // options.payload_arguments, then the members of options.payload. A denied
 // plan fails as the reference's SandboxDenied does, with the reasons.
 func sandboxedFetchTool(c *call) (jsonv.Value, error) {
-	hostArg := str(c.opts, "host_argument", "host")
-	host, ok := c.args.Get(hostArg)
-	if !ok {
-		return jsonv.Value{}, keyError(hostArg)
+	host, err := stringArg(c.args, str(c.opts, "host_argument", "host"))
+	if err != nil {
+		return jsonv.Value{}, err
 	}
-	hostText := host.Text()
-	if host.Kind() != jsonv.String {
-		hostText = string(host.AppendJSON(nil))
-	}
-	ep, err := ParseEndpoint(hostText + ":" + strconv.FormatInt(integer(c.opts, "port", DefaultFetchPort), 10))
+	ep, err := ParseEndpoint(host + ":" + strconv.FormatInt(integer(c.opts, "port", DefaultFetchPort), 10))
 	if err != nil {
 		return jsonv.Value{}, &pyException{err.Error()}
 	}

@@ -191,15 +191,17 @@ func runBuiltin(c *call, name string) (jsonv.Value, error) {
 }
 
 // stringArg is args[key] of a handler that needs a string: a missing key
-// is the reference's KeyError. A value of another type is reported as
-// Python would fail on it in the handlers that use it as text.
+// is the reference's KeyError. A value of another type fails too, saying
+// what was expected (the reference's handlers fail on it each in their own
+// way; a scenario's parameters that declare the type catch it first, as a
+// ToolValidationError).
 func stringArg(args jsonv.Value, key string) (string, error) {
 	v, ok := args.Get(key)
 	if !ok {
 		return "", keyError(key)
 	}
 	if v.Kind() != jsonv.String {
-		return "", &pyException{fmt.Sprintf("argument %s must be a string, not %s", pyRepr(key), v.Kind())}
+		return "", &pyException{fmt.Sprintf("argument %s must be a string, not a JSON %s", pyRepr(key), v.Kind())}
 	}
 	return v.Text(), nil
 }
