@@ -87,8 +87,11 @@ type Rendered struct {
 }
 
 // recorder emits events with the reference's deterministic identity: ids
-// evt-NNN of the sequence, timestamps from ClockStart, each event's parent
-// the previous event.
+// evt-NNN of the sequence, timestamps from ClockStart, each runner event's
+// parent the runner's previous event (emit), each tool handler's event's
+// parent the event before it (emitSide): the two differ only while a
+// handler records events of its own, between a tool.request and its
+// tool.result.
 //
 // With a store writer (a scenario with resumes) every event is appended
 // durably as it is emitted, and its ID and timestamp follow its position
