@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -44,7 +43,7 @@ func Check(r *Rendered) []string {
 
 	ex := sc.Expect
 	if len(r.Events) != ex.EventCount {
-		add("expected %d events, rendered %d", ex.EventCount, len(r.Events))
+		add("/expect/event_count: expected %d events, actual %d", ex.EventCount, len(r.Events))
 	}
 	types := map[string]bool{}
 	var runIDs []string
@@ -60,11 +59,11 @@ func Check(r *Rendered) []string {
 	}
 	for _, t := range ex.FocusEventTypes {
 		if !types[t] {
-			add("focus event is missing: %s", t)
+			add("/expect/focus_event_types: expected a %s event, actual none", t)
 		}
 	}
 	if !slices.Equal(runIDs, ex.RunIDs) {
-		add("run ids are [%s], expected [%s]", strings.Join(runIDs, ", "), strings.Join(ex.RunIDs, ", "))
+		add("/expect/run_ids: expected %s, actual %s", showList(ex.RunIDs), showList(runIDs))
 	}
 
 	first := r.Runs[0]
@@ -74,10 +73,17 @@ func Check(r *Rendered) []string {
 	} else {
 		st := reducer.Replay(j)
 		if ex.HasStopReason && !equalPtr(st.StopReason, ex.StopReason) {
-			add("replayed stop reason is %s, expected %s", showPtr(st.StopReason), showPtr(ex.StopReason))
+			add("/expect/stop_reason: expected %s, actual %s (replayed)", showPtr(ex.StopReason), showPtr(st.StopReason))
 		}
-		if ex.AssistantMessages != nil && !slices.Equal(nonNilStrings(st.AssistantMessages), ex.AssistantMessages) {
-			add("replayed assistant messages differ (-expected +replayed):\n%s", cmp.Diff(ex.AssistantMessages, nonNilStrings(st.AssistantMessages)))
+		if ex.AssistantMessages != nil {
+			if p := compareLists("/expect/assistant_messages", ex.AssistantMessages, st.AssistantMessages, true); p != "" {
+				add("%s (replayed)", p)
+			}
+		}
+	}
+	if ex.HasSystemPrompt {
+		if p := checkSystemPrompt(ex.SystemPrompt, first.Requests); p != "" {
+			add("%s", p)
 		}
 	}
 	if ex.UnansweredCalls != nil {
@@ -89,8 +95,8 @@ func Check(r *Rendered) []string {
 			for _, c := range reducer.UnansweredCalls(h) {
 				ids = append(ids, c.ID)
 			}
-			if !slices.Equal(nonNilStrings(ids), ex.UnansweredCalls) {
-				add("unanswered tool calls after the run are [%s], expected [%s]", strings.Join(ids, ", "), strings.Join(ex.UnansweredCalls, ", "))
+			if p := compareLists("/expect/unanswered_calls", ex.UnansweredCalls, ids, false); p != "" {
+				add("%s (tool call ids left open by the run)", p)
 			}
 		}
 	}
@@ -105,17 +111,127 @@ func Check(r *Rendered) []string {
 	}
 
 	for _, run := range r.Runs {
-		events := append(append([]journal.Event(nil), run.Inherited...), run.Events...)
-		h, err := reducer.History(events, sc.HistoryConfig())
-		if err != nil {
-			add("run %s: %v", run.RunID, err)
-			continue
-		}
-		if diff := cmp.Diff(run.History, h, cmp.Comparer(jsonv.Equal)); diff != "" {
-			add("run %s: the history rebuilt from the journal differs from the live one (-live +rebuilt):\n%s", run.RunID, diff)
-		}
+		problems = append(problems, checkHistory(sc, run)...)
 	}
 	return problems
+}
+
+// checkSystemPrompt compares the system message of the first model
+// request with the expected one (nil: none).
+func checkSystemPrompt(want *string, requests [][]reducer.Message) string {
+	if len(requests) == 0 {
+		return "/expect/system_prompt: the run made no model request"
+	}
+	var got *string
+	if first := requests[0]; len(first) > 0 && first[0].Role == reducer.RoleSystem {
+		got = &first[0].Content
+	}
+	if equalPtr(got, want) {
+		return ""
+	}
+	show := func(s *string) string {
+		if s == nil {
+			return "none"
+		}
+		return strconv.Quote(*s)
+	}
+	return fmt.Sprintf("/expect/system_prompt: expected %s, actual %s (the system message of the first model request)", show(want), show(got))
+}
+
+// checkHistory checks that reducer.History rebuilds from the run's journal
+// the history the live agent held. reducer.History does not replay a
+// context budget: for a run with a context.prune it rebuilds the history
+// up to the first one, which must be the live history at that point, and
+// the prune's recorded numbers must be what the budget makes of it.
+func checkHistory(sc *Scenario, run *Run) []string {
+	events := append(append([]journal.Event(nil), run.Inherited...), run.Events...)
+	live, at := run.History, ""
+	if run.PruneIndex >= 0 {
+		events = events[:len(run.Inherited)+run.PruneIndex]
+		live, at = run.BeforePrune, " before its first context.prune"
+	}
+	h, err := reducer.History(events, sc.HistoryConfig())
+	if err != nil {
+		return []string{fmt.Sprintf("run %s: %v", run.RunID, err)}
+	}
+	if d := diffHistory(live, h); d != "" {
+		return []string{fmt.Sprintf("run %s: the history rebuilt from the journal%s differs from the live one: %s", run.RunID, at, d)}
+	}
+	if run.PruneIndex >= 0 && sc.Budget != nil {
+		e := run.Events[run.PruneIndex]
+		want := sc.Budget.fit(h).payload()
+		if !jsonv.Equal(want, e.Payload) {
+			return []string{fmt.Sprintf("run %s: %s %s: expected the budget's prune of the rebuilt history %s, actual %s", run.RunID, e.Type, e.EventID, want.AppendJSON(nil), e.Payload.AppendJSON(nil))}
+		}
+	}
+	return nil
+}
+
+// diffHistory describes the first difference between two histories, ""
+// when they are equal.
+func diffHistory(live, rebuilt []reducer.Message) string {
+	for i := 0; i < max(len(live), len(rebuilt)); i++ {
+		switch {
+		case i >= len(live):
+			return fmt.Sprintf("the live history has %d messages, the rebuilt one more: %s", len(live), showMessage(rebuilt[i]))
+		case i >= len(rebuilt):
+			return fmt.Sprintf("the rebuilt history has %d messages, the live one more: %s", len(rebuilt), showMessage(live[i]))
+		}
+		if a, b := showMessage(live[i]), showMessage(rebuilt[i]); a != b {
+			return fmt.Sprintf("message %d: expected (live) %s, actual (rebuilt) %s", i, a, b)
+		}
+	}
+	return ""
+}
+
+// showMessage writes a history message for a reader: role, content, and
+// the tool fields that are set.
+func showMessage(m reducer.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "{role %s, content %s", m.Role, strconv.Quote(m.Content))
+	if m.Name != "" {
+		fmt.Fprintf(&b, ", name %s", m.Name)
+	}
+	if m.ToolCallID != "" {
+		fmt.Fprintf(&b, ", tool_call_id %s", m.ToolCallID)
+	}
+	for _, c := range m.ToolCalls {
+		fmt.Fprintf(&b, ", tool call %s %s %s", c.ID, c.Name, c.ArgumentsValue().AppendJSON(nil))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// compareLists says how actual differs from expected at pointer, "" when
+// equal: the first differing item when the lengths agree, else both lists.
+func compareLists(pointer string, expected, actual []string, quote bool) string {
+	if slices.Equal(expected, nonNilStrings(actual)) {
+		return ""
+	}
+	show := showList
+	if quote {
+		show = showQuoted
+	}
+	if len(expected) == len(actual) {
+		for i := range expected {
+			if expected[i] != actual[i] {
+				return fmt.Sprintf("%s/%d: expected %s, actual %s", pointer, i, strconv.Quote(expected[i]), strconv.Quote(actual[i]))
+			}
+		}
+	}
+	return fmt.Sprintf("%s: expected %s, actual %s", pointer, show(expected), show(nonNilStrings(actual)))
+}
+
+// showList writes ids as [a, b].
+func showList(ids []string) string { return "[" + strings.Join(ids, ", ") + "]" }
+
+// showQuoted writes texts as ["a", "b"].
+func showQuoted(texts []string) string {
+	q := make([]string, len(texts))
+	for i, t := range texts {
+		q[i] = strconv.Quote(t)
+	}
+	return showList(q)
 }
 
 // checkResumes checks what the store promises a session resumed by the
@@ -163,7 +279,7 @@ func checkResumes(r *Rendered) []string {
 			prev = run.RunID
 		}
 		if !slices.Equal(got, want) {
-			add("the session file holds the runs [%s], expected [%s]", strings.Join(got, ", "), strings.Join(want, ", "))
+			add("the runs in the session file: expected %s, actual %s", showList(want), showList(got))
 		}
 	}
 
@@ -192,8 +308,8 @@ func checkResumes(r *Rendered) []string {
 					ids = append(ids, c.ID)
 				}
 			}
-			if want := sc.Expect.RepairedCalls[i]; !slices.Equal(ids, want) {
-				add("resume %d (run %s) repaired the calls [%s], expected [%s]", i+1, run.RunID, strings.Join(ids, ", "), strings.Join(want, ", "))
+			if p := compareLists(fmt.Sprintf("/expect/repaired_calls/%d", i), sc.Expect.RepairedCalls[i], ids, false); p != "" {
+				add("%s (the tool call ids resume %d, run %s, answered)", p, i+1, run.RunID)
 			}
 		}
 	}

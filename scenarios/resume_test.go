@@ -441,7 +441,7 @@ func TestCheckReportsBrokenResumes(t *testing.T) {
 	}{
 		{"wrong repaired calls", func(r *Rendered) {
 			r.Scenario.Expect.RepairedCalls = [][]string{{"call-notes"}, {}}
-		}, []string{"resume 1 (run run-session-resume-2) repaired the calls [call-tests], expected [call-notes]"}},
+		}, []string{`/expect/repaired_calls/0/0: expected "call-notes", actual "call-tests" (the tool call ids resume 1, run run-session-resume-2, answered)`}},
 		{"run 1 rewritten", func(r *Rendered) {
 			r.Runs[0].File = bytes.Replace(r.Runs[0].File, []byte("first release"), []byte("first releasf"), 1)
 		}, []string{"run run-session-resume-1: the", "bytes of the session file when it ended are not an unchanged prefix of the final file",
@@ -451,7 +451,7 @@ func TestCheckReportsBrokenResumes(t *testing.T) {
 		}, []string{"run run-session-resume-3: the resume appended at offset"}},
 		{"a run missing from the file", func(r *Rendered) {
 			r.Bytes = r.Runs[1].File
-		}, []string{"the session file holds the runs", "run run-session-resume-3: the"}},
+		}, []string{"the runs in the session file: expected [run-session-resume-1(9 events", "run run-session-resume-3: the"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

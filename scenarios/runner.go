@@ -1,10 +1,8 @@
 package scenarios
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -58,6 +56,12 @@ type Run struct {
 	// resume): the repaired calls, the events the resume appended (the
 	// first of Events) and the history the run started from.
 	Resumed *reducer.Resumed
+	// PruneIndex is the index in Events of the run's first context.prune
+	// (-1 for none), and BeforePrune the live history right before it:
+	// reducer.History does not replay a context budget, so Check compares
+	// the rebuilt history up to there.
+	PruneIndex  int
+	BeforePrune []reducer.Message
 	// File is the session file's bytes when the run's writer was closed
 	// (scenarios with resumes only): what every later run must leave
 	// unchanged.
@@ -76,11 +80,18 @@ type Rendered struct {
 	// SessionFile is the session file of a scenario with resumes rendered
 	// into a caller's directory (RenderDir); "" otherwise.
 	SessionFile string
+
+	// ws is the workspace the runs' tools act on, one for the whole
+	// render: each run finds it as the run before it left it.
+	ws *workspace
 }
 
 // recorder emits events with the reference's deterministic identity: ids
-// evt-NNN of the sequence, timestamps from ClockStart, each event's parent
-// the previous event.
+// evt-NNN of the sequence, timestamps from ClockStart, each runner event's
+// parent the runner's previous event (emit), each tool handler's event's
+// parent the event before it (emitSide): the two differ only while a
+// handler records events of its own, between a tool.request and its
+// tool.result.
 //
 // With a store writer (a scenario with resumes) every event is appended
 // durably as it is emitted, and its ID and timestamp follow its position
@@ -99,13 +110,35 @@ type recorder struct {
 
 	interrupt *Interrupt
 	seen      map[string]int
+	fired     bool
 }
 
 // errInterrupted unwinds the agent loop when the scenario's interrupt point
 // is reached.
 var errInterrupted = errors.New("run interrupted")
 
+// emit records an event of the runner: its parent is the runner's
+// previous event, and it becomes the parent of the runner's next one.
 func (r *recorder) emit(typ string, actor journal.Actor, payload jsonv.Value) error {
+	id, err := r.record(typ, actor, payload, r.parent)
+	r.parent = id
+	return err
+}
+
+// emitSide records an event of a tool handler: its parent is the last
+// event in the trace (the tool.request, the approval.decision or the
+// handler's previous event), and the runner's parent chain is left as it
+// was, so the tool.result that follows names the runner's last event.
+func (r *recorder) emitSide(typ string, actor journal.Actor, payload jsonv.Value) error {
+	parent := r.parent
+	if n := len(r.events); n > 0 {
+		parent = r.events[n-1].EventID
+	}
+	_, err := r.record(typ, actor, payload, parent)
+	return err
+}
+
+func (r *recorder) record(typ string, actor journal.Actor, payload jsonv.Value, parent string) (string, error) {
 	seq := int64(len(r.events))
 	id := fmt.Sprintf("evt-%03d", seq)
 	if r.w != nil {
@@ -122,21 +155,42 @@ func (r *recorder) emit(typ string, actor journal.Actor, payload jsonv.Value) er
 		Payload:       payload,
 		Provenance:    r.prov,
 		Redaction:     journal.CleanRedaction(),
-		ParentEventID: r.parent,
+		ParentEventID: parent,
 	})
-	r.parent = id
 	if r.w != nil {
 		if _, err := r.w.AppendEvent(&r.events[len(r.events)-1]); err != nil {
-			return err
+			return id, err
 		}
 	}
 	if r.interrupt != nil && r.interrupt.After == typ {
 		r.seen[typ]++
 		if r.seen[typ] == r.interrupt.Occurrence {
-			return errInterrupted
+			r.fired = true
+			return id, errInterrupted
 		}
 	}
-	return nil
+	return id, nil
+}
+
+// notFired is the error of an interrupt the run never reached: the
+// scenario is invalid, since its golden would silently end as if nothing
+// had been interrupted. pointer is the interrupt's place in the file.
+func (r *recorder) notFired(sc *Scenario, pointer string) error {
+	in := r.interrupt
+	if in == nil || r.fired {
+		return nil
+	}
+	return &FileError{File: sc.File, Pointer: pointer, Msg: fmt.Sprintf(
+		"never fires: interrupt.after is %q, occurrence %d, but the run emits %d %s event(s)%s",
+		in.After, in.Occurrence, r.seen[in.After], in.After, onlyLoop(pointer))}
+}
+
+// onlyLoop explains, for a resume's interrupt, which events it counts.
+func onlyLoop(pointer string) string {
+	if pointer == "/interrupt" {
+		return " (post-run operations are never interrupted)"
+	}
+	return " in its agent loop (the resume's own events are not counted)"
 }
 
 // agent is the reference runtime's AgentRunner for one run.
@@ -145,15 +199,25 @@ type agent struct {
 	rec       *recorder
 	model     *fakemodel.Model
 	tools     *registry
+	env       *toolEnv
 	compactor *reducer.Compactor
 	msgs      []reducer.Message
+	// firstPrune is the index in rec.events of the run's first
+	// context.prune (-1 for none), and beforePrune the live history right
+	// before it.
+	firstPrune  int
+	beforePrune []reducer.Message
 }
 
 // newAgent returns the agent of one run of sc: rec records its events, the
-// scripted model answers with turns, and msgs is the history it starts
-// from.
-func newAgent(sc *Scenario, rec *recorder, turns []fakemodel.Turn, msgs []reducer.Message) *agent {
-	return &agent{sc: sc, rec: rec, model: fakemodel.New(turns), tools: &registry{tools: sc.Tools}, compactor: sc.Compactor.Compactor(), msgs: msgs}
+// scripted model answers with turns, msgs is the history it starts from
+// and ws the workspace its tools act on.
+func newAgent(sc *Scenario, rec *recorder, turns []fakemodel.Turn, msgs []reducer.Message, ws *workspace) *agent {
+	return &agent{
+		sc: sc, rec: rec, model: fakemodel.New(turns), tools: &registry{tools: sc.Tools},
+		env:       &toolEnv{sc: sc, ws: ws, emit: rec.emitSide},
+		compactor: sc.Compactor.Compactor(), msgs: msgs, firstPrune: -1,
+	}
 }
 
 // finish records in run what the agent ended with: its events, its live
@@ -162,11 +226,12 @@ func (a *agent) finish(run *Run) {
 	run.Events = a.rec.events
 	run.History = a.msgs
 	run.Requests = a.model.Requests()
+	run.PruneIndex, run.BeforePrune = a.firstPrune, a.beforePrune
 }
 
-func (a *agent) harness() journal.Actor {
-	return journal.Actor{Kind: "harness", ID: a.sc.Provenance.AgentID}
-}
+func (a *agent) harness() journal.Actor { return harnessActor(a.sc.Provenance.AgentID) }
+
+func harnessActor(id string) journal.Actor { return journal.Actor{Kind: "harness", ID: id} }
 
 func (a *agent) modelActor() journal.Actor {
 	id := fakemodel.ID
@@ -186,15 +251,8 @@ func (a *agent) start() error {
 // loop runs turns first..MaxTurns and returns the stop reason.
 func (a *agent) loop(first int) (string, error) {
 	for turn := first; turn <= a.sc.MaxTurns; turn++ {
-		if a.compactor != nil && a.compactor.ShouldCompact(a.msgs) {
-			c, err := a.compactor.Compact(a.msgs)
-			if err != nil {
-				return "", fmt.Errorf("turn %d: %w", turn, err)
-			}
-			a.msgs = c.Messages
-			if err := a.rec.emit("context.compact", a.harness(), c.Payload()); err != nil {
-				return "", err
-			}
+		if err := a.fitContext(turn); err != nil {
+			return "", err
 		}
 		if err := a.rec.emit("model.request", a.harness(), jsonv.Obj(
 			jsonv.M("turn", jsonv.Int(int64(turn))),
@@ -232,24 +290,9 @@ func (a *agent) loop(first int) (string, error) {
 			)); err != nil {
 				return "", err
 			}
-			var payload jsonv.Value
-			result, terr := a.tools.execute(call.Name, call.ArgumentsValue())
-			if terr != nil {
-				payload = jsonv.Obj(
-					jsonv.M("tool_call_id", jsonv.Str(call.ID)),
-					jsonv.M("tool", jsonv.Str(call.Name)),
-					jsonv.M("ok", jsonv.BoolValue(false)),
-					jsonv.M("error", jsonv.Str(terr.Msg)),
-					jsonv.M("error_type", jsonv.Str(terr.Type)),
-				)
-			} else {
-				payload = jsonv.Obj(
-					jsonv.M("tool_call_id", jsonv.Str(call.ID)),
-					jsonv.M("tool", jsonv.Str(call.Name)),
-					jsonv.M("ok", jsonv.BoolValue(true)),
-					jsonv.M("result", result),
-					jsonv.M("truncated", jsonv.BoolValue(false)),
-				)
+			payload, err := a.callTool(call)
+			if err != nil {
+				return "", err
 			}
 			a.appendToolResult(payload)
 			if err := a.rec.emit("tool.result", journal.Actor{Kind: "tool", ID: call.Name}, payload); err != nil {
@@ -274,6 +317,85 @@ func (a *agent) loop(first int) (string, error) {
 		jsonv.M("reason", jsonv.Str(StopMaxTurns)),
 		jsonv.M("turns", jsonv.Int(int64(a.sc.MaxTurns))),
 	))
+}
+
+// fitContext runs, before turn's model request, the compactor and then
+// the context budget, each recording its event when it changes the
+// history.
+func (a *agent) fitContext(turn int) error {
+	if a.compactor != nil && a.compactor.ShouldCompact(a.msgs) {
+		c, err := a.compactor.Compact(a.msgs)
+		if err != nil {
+			return fmt.Errorf("turn %d: %w", turn, err)
+		}
+		a.msgs = c.Messages
+		if err := a.rec.emit("context.compact", a.harness(), c.Payload()); err != nil {
+			return err
+		}
+	}
+	if b := a.sc.Budget; b != nil {
+		if f := b.fit(a.msgs); f.pruned() {
+			if a.firstPrune < 0 {
+				a.firstPrune, a.beforePrune = len(a.rec.events), reducer.CloneMessages(a.msgs)
+			}
+			a.msgs = f.msgs
+			return a.rec.emit("context.prune", a.harness(), f.payload())
+		}
+	}
+	return nil
+}
+
+// callTool decides and runs one tool call and returns its tool.result
+// payload: with an approval gate, approval.request and approval.decision
+// first (a call not allowed fails with ApprovalDenied and never runs);
+// then the tool, whose failure is a result too; a successful result is cut
+// to the context budget. The error is not the tool's: it ends the run.
+func (a *agent) callTool(call reducer.ToolCall) (jsonv.Value, error) {
+	args := call.ArgumentsValue()
+	if ap := a.sc.Approval; ap != nil {
+		rule := ap.match(call.Name)
+		d := ap.resolve(rule, call.Name, args)
+		fp := requestFingerprint(call.Name, args)
+		if err := a.rec.emit("approval.request", a.harness(), d.requestPayload(call.ID, call.Name, fp)); err != nil {
+			return jsonv.Value{}, err
+		}
+		if err := a.rec.emit("approval.decision", a.harness(), d.decisionPayload(call.ID, call.Name, fp)); err != nil {
+			return jsonv.Value{}, err
+		}
+		if !d.allowed {
+			return failedResult(call, &ToolError{ApprovalDenied, d.reason}), nil
+		}
+	}
+	result, err := a.tools.execute(call.Name, args, a.env)
+	var te *ToolError
+	if errors.As(err, &te) {
+		return failedResult(call, te), nil
+	}
+	if err != nil {
+		return jsonv.Value{}, err
+	}
+	truncated := false
+	if b := a.sc.Budget; b != nil {
+		result, truncated = b.truncate(result)
+	}
+	return jsonv.Obj(
+		jsonv.M("tool_call_id", jsonv.Str(call.ID)),
+		jsonv.M("tool", jsonv.Str(call.Name)),
+		jsonv.M("ok", jsonv.BoolValue(true)),
+		jsonv.M("result", result),
+		jsonv.M("truncated", jsonv.BoolValue(truncated)),
+	), nil
+}
+
+// failedResult is the tool.result payload of a failed call.
+func failedResult(call reducer.ToolCall, e *ToolError) jsonv.Value {
+	return jsonv.Obj(
+		jsonv.M("tool_call_id", jsonv.Str(call.ID)),
+		jsonv.M("tool", jsonv.Str(call.Name)),
+		jsonv.M("ok", jsonv.BoolValue(false)),
+		jsonv.M("error", jsonv.Str(e.Msg)),
+		jsonv.M("error_type", jsonv.Str(e.Type)),
+	)
 }
 
 // responsePayloads is the turn's model.response payloads: one per chunk
@@ -325,311 +447,4 @@ func (a *agent) appendToolResult(payload jsonv.Value) {
 		Name:       name.Text(),
 		ToolCallID: id.Text(),
 	})
-}
-
-// Render runs the scenario and its post-run operations and returns the
-// trace. It does not check expectations; see Check. A scenario with
-// resumes is rendered through the session store in a temporary directory
-// that is removed before Render returns (RenderDir).
-func Render(sc *Scenario) (*Rendered, error) {
-	return RenderDir(sc, "")
-}
-
-// RenderDir is Render with the store directory of a scenario with resumes:
-// the session file is written there (dir is created when missing and must
-// not hold the session yet) and kept, and Rendered.SessionFile names it.
-// With dir "" a temporary directory is used and removed. A scenario without
-// resumes is rendered in memory and never touches dir.
-//
-// A scenario with resumes goes through the durable store the way a live
-// agent would: the first run is written event by event through a
-// store.Writer that creates the session (an interrupt leaves the file as a
-// crash would), and the writer is closed; each resume reopens the session
-// with a new writer, resumes it with reducer.ResumeWriter (the resume
-// marker, the persisted repairs, the new user message) and goes on with
-// the agent loop from the history the resume rebuilt from the file,
-// appending every event as it is emitted. The golden is the file's bytes.
-func RenderDir(sc *Scenario, dir string) (*Rendered, error) {
-	r, err := render(sc, dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.ID, err)
-	}
-	return r, nil
-}
-
-func render(sc *Scenario, dir string) (*Rendered, error) {
-	var st *store.Store
-	var w *store.Writer
-	if len(sc.Resumes) > 0 {
-		keep := dir != ""
-		if !keep {
-			tmp, err := os.MkdirTemp("", "tracecheck-"+sc.ID+"-")
-			if err != nil {
-				return nil, err
-			}
-			defer os.RemoveAll(tmp)
-			dir = tmp
-		}
-		var err error
-		if st, err = store.Create(dir); err != nil {
-			return nil, err
-		}
-		if w, err = st.OpenWriter(sc.SessionID, store.WriterOptions{Create: true}); err != nil {
-			return nil, err
-		}
-		defer w.Close()
-		if !w.Created() {
-			return nil, fmt.Errorf("session %s is already in the store %s: render into a directory without it", sc.SessionID, dir)
-		}
-		out, err := renderFirst(sc, w)
-		if err != nil {
-			return nil, err
-		}
-		if err := out.resumeAll(st, w); err != nil {
-			return nil, err
-		}
-		if keep {
-			out.SessionFile = w.Path()
-		}
-		return out, nil
-	}
-	return renderFirst(sc, nil)
-}
-
-// renderFirst runs the first run and its post-run operations; with w, each
-// event is appended to the session as it is emitted.
-func renderFirst(sc *Scenario, w *store.Writer) (*Rendered, error) {
-	rec := &recorder{sessionID: sc.SessionID, prov: sc.Provenance, interrupt: sc.Interrupt, seen: map[string]int{}, w: w}
-	var msgs []reducer.Message
-	if sc.SystemPrompt != "" {
-		msgs = append(msgs, reducer.Message{Role: reducer.RoleSystem, Content: sc.SystemPrompt})
-	}
-	a := newAgent(sc, rec, sc.Turns, msgs)
-
-	run := &Run{SessionID: sc.SessionID, RunID: sc.RunID}
-	err := a.start()
-	if err == nil {
-		// The reference builds [system, user] before session.start; the
-		// events are the same, but holding the user message only once it
-		// is recorded keeps the live history equal to what History
-		// rebuilds at every point of the journal.
-		a.msgs = append(a.msgs, reducer.Message{Role: reducer.RoleUser, Content: sc.Prompt})
-		err = rec.emit("user.message", journal.Actor{Kind: "user", ID: "learner"}, jsonv.Obj(jsonv.M("content", jsonv.Str(sc.Prompt))))
-	}
-	if err == nil {
-		run.StopReason, err = a.loop(1)
-	}
-	if err != nil && !errors.Is(err, errInterrupted) {
-		return nil, err
-	}
-	rec.interrupt = nil // post-run operations are never interrupted
-	run.LoopEvents = len(rec.events)
-	out := &Rendered{Scenario: sc, Runs: []*Run{run}}
-
-	branches := map[string]reducer.BranchRecord{}
-	branchPayloads := map[string]jsonv.Value{}
-	for _, op := range sc.AfterRun {
-		if err := out.apply(op, a, branches, branchPayloads); err != nil {
-			return nil, fmt.Errorf("%s (%s): %w", op.Pointer, op.Op, err)
-		}
-	}
-	a.finish(run)
-	for _, r := range out.Runs {
-		out.Events = append(out.Events, r.Events...)
-	}
-	out.Bytes = journal.EncodeGolden(out.Events)
-	return out, nil
-}
-
-// apply performs one post-run operation on the first run's journal as it
-// stands.
-func (out *Rendered) apply(op Operation, a *agent, branches map[string]reducer.BranchRecord, payloads map[string]jsonv.Value) error {
-	rec := a.rec
-	j, err := journal.New(rec.events)
-	if err != nil {
-		return fmt.Errorf("the run's journal is invalid: %w", err)
-	}
-	switch op.Op {
-	case OpReplay:
-		st := reducer.Replay(j)
-		if op.Through != nil {
-			if st, err = reducer.ReplayThrough(j, *op.Through); err != nil {
-				return err
-			}
-		}
-		stop := jsonv.NullValue()
-		if st.StopReason != nil {
-			stop = jsonv.Str(*st.StopReason)
-		}
-		return rec.emit("session.replay", a.harness(), jsonv.Obj(
-			jsonv.M("applied_events", jsonv.Int(int64(len(st.AppliedSequences)))),
-			jsonv.M("stop_reason", stop),
-			jsonv.M("fingerprint", jsonv.Str(st.Fingerprint)),
-		))
-	case OpBranch:
-		b, err := reducer.Branch(j, op.ForkSequence, op.BranchID)
-		if err != nil {
-			return err
-		}
-		p := jsonv.Obj(
-			jsonv.M("branch_id", jsonv.Str(b.BranchID)),
-			jsonv.M("parent_run_id", jsonv.Str(b.ParentRunID)),
-			jsonv.M("fork_sequence", jsonv.Int(b.ForkSequence)),
-			jsonv.M("inherited_events", jsonv.Int(int64(len(b.InheritedEventIDs)))),
-			jsonv.M("parent_fingerprint", jsonv.Str(b.ParentFingerprint)),
-		)
-		branches[op.BranchID] = b
-		payloads[op.BranchID] = p
-		return rec.emit("session.branch", a.harness(), p)
-	case OpRepair:
-		for _, call := range reducer.UnansweredCalls(a.msgs) {
-			p := reducer.InterruptedToolResult(call)
-			a.appendToolResult(p)
-			if err := rec.emit("tool.result", a.harness(), p); err != nil {
-				return err
-			}
-		}
-		return nil
-	case OpContinue:
-		b, ok := branches[op.BranchID]
-		if !ok {
-			return fmt.Errorf("no branch %q", op.BranchID)
-		}
-		run, err := out.continueBranch(op, b, payloads[op.BranchID], j.Events()[:b.ForkSequence+1])
-		if err != nil {
-			return err
-		}
-		out.Runs = append(out.Runs, run)
-		return nil
-	}
-	return fmt.Errorf("unknown operation %q", op.Op)
-}
-
-// continueBranch runs a branch as a new run: session.start, the lineage
-// (session.branch, the parent's record), then the agent loop from the
-// history rebuilt from the inherited prefix.
-func (out *Rendered) continueBranch(op Operation, b reducer.BranchRecord, lineage jsonv.Value, prefix []journal.Event) (*Run, error) {
-	sc := out.Scenario
-	last := prefix[len(prefix)-1]
-	hist, err := reducer.History(prefix, sc.HistoryConfig())
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case last.Type == "user.message":
-	case last.Type == "tool.result" && len(reducer.UnansweredCalls(hist)) == 0:
-	default:
-		return nil, fmt.Errorf("fork_sequence %d (%s) is not a turn boundary: a branch continues after user.message or after the last tool.result of a turn", b.ForkSequence, last.Type)
-	}
-	next := 1
-	for _, e := range prefix {
-		if e.Type == "model.request" {
-			if t, ok := e.Payload.Get("turn"); ok {
-				if n, ok := t.Int64(); ok && int(n) >= next {
-					next = int(n) + 1
-				}
-			}
-		}
-	}
-	prov := sc.Provenance
-	prov.RunID = op.RunID
-	rec := &recorder{sessionID: op.SessionID, prov: prov, seen: map[string]int{}}
-	a := newAgent(sc, rec, op.Turns, hist)
-	run := &Run{SessionID: op.SessionID, RunID: op.RunID, Inherited: prefix}
-	if err := a.start(); err != nil {
-		return nil, err
-	}
-	if err := rec.emit("session.branch", a.harness(), lineage); err != nil {
-		return nil, err
-	}
-	if run.StopReason, err = a.loop(next); err != nil {
-		return nil, err
-	}
-	run.LoopEvents = len(rec.events)
-	a.finish(run)
-	return run, nil
-}
-
-// resumeAll closes the first run's writer w, then runs every resume of the
-// scenario, each through its own writer, and sets the rendered bytes from
-// the session file.
-func (out *Rendered) resumeAll(st *store.Store, w *store.Writer) error {
-	first := out.Runs[0]
-	if err := w.Close(); err != nil {
-		return err
-	}
-	var err error
-	if first.File, err = os.ReadFile(w.Path()); err != nil {
-		return err
-	}
-	for _, rs := range out.Scenario.Resumes {
-		run, err := out.resume(st, rs)
-		if err != nil {
-			return fmt.Errorf("%s: %w", rs.Pointer, err)
-		}
-		out.Runs = append(out.Runs, run)
-		out.Events = append(out.Events, run.Events...)
-	}
-	file := out.Runs[len(out.Runs)-1].File
-	if enc := journal.EncodeGolden(out.Events); !bytes.Equal(file, enc) {
-		return fmt.Errorf("the session file %s (%d bytes) is not the golden layout of the rendered events (%d bytes)", w.Path(), len(file), len(enc))
-	}
-	out.Bytes = file
-	return nil
-}
-
-// resume reopens the session, resumes it as run rs and runs the agent loop
-// from the resumed history, appending each event as it is emitted.
-func (out *Rendered) resume(st *store.Store, rs Resume) (*Run, error) {
-	sc := out.Scenario
-	w, err := st.OpenWriter(sc.SessionID, store.WriterOptions{})
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	base := int64(w.Position().Events)
-	prov := sc.Provenance
-	prov.RunID = rs.RunID
-	res, err := reducer.ResumeWriter(w, reducer.ResumeOptions{
-		RunID:      rs.RunID,
-		Message:    rs.Message,
-		History:    sc.HistoryConfig(),
-		Provenance: &prov,
-		// The resume's events are the first of the run: sequence 0, 1, ...
-		// at session positions base, base+1, ...
-		Timestamp: func(seq int64) string { return Stamp(base + seq) },
-	})
-	if err != nil {
-		return nil, err
-	}
-	pos := w.Position()
-	if pos.RunID != rs.RunID || pos.NextSequence != int64(len(res.Appended)) {
-		return nil, fmt.Errorf("after the resume the session stands at run %s sequence %d, want run %s sequence %d", pos.RunID, pos.NextSequence, rs.RunID, len(res.Appended))
-	}
-	rec := &recorder{
-		sessionID: sc.SessionID,
-		prov:      prov,
-		events:    slices.Clone(res.Appended),
-		parent:    pos.LastEventID,
-		base:      base,
-		w:         w,
-		interrupt: rs.Interrupt,
-		seen:      map[string]int{},
-	}
-	a := newAgent(sc, rec, rs.Turns, reducer.CloneMessages(res.History))
-	run := &Run{SessionID: sc.SessionID, RunID: res.RunID, Inherited: slices.Clone(out.Events), Resumed: res}
-	// A resumed run is a new call of the agent: its turns count from 1.
-	run.StopReason, err = a.loop(1)
-	if err != nil && !errors.Is(err, errInterrupted) {
-		return nil, err
-	}
-	run.LoopEvents = len(rec.events)
-	a.finish(run)
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	if run.File, err = os.ReadFile(w.Path()); err != nil {
-		return nil, err
-	}
-	return run, nil
 }

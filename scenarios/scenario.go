@@ -8,6 +8,14 @@
 // (journal/store and reducer.ResumeWriter), whose golden is the session
 // file's bytes.
 //
+// The mechanisms of the curriculum's later lessons are scenario options and
+// built-in tools, one file each: a workspace and its tools
+// (tools_workspace.go, s04), instruction discovery (instructions.go, s05),
+// a context budget (budget.go, s06), memory and skills (memory.go, s09), an
+// approval gate (approval.go, s10), a sandbox (sandbox.go, s11), project
+// trust (trust.go, s12) and checkpoints (checkpoint.go, s13); their fields
+// are decoded in decode_mechanisms.go.
+//
 // Scenarios are data: one JSON file per scenario, scenarios/<id>.json,
 // validated by schema/scenario.schema.json and embedded in the binary, so a
 // new case needs no Go. Render turns a Scenario into events and bytes; Check
@@ -59,7 +67,7 @@ type Scenario struct {
 	RunID        string
 	Provenance   journal.Provenance // RunID included
 	MaxTurns     int
-	SystemPrompt string
+	SystemPrompt string // the run's system message: system_prompt, or what instructions or trust make of their sources
 	Prompt       string
 	Tools        []Tool
 	Compactor    *CompactorSpec
@@ -70,6 +78,17 @@ type Scenario struct {
 	// resumes is rendered through the session store (see RenderDir).
 	Resumes []Resume
 	Expect  Expect
+
+	// The mechanisms of the reference's later lessons (decoded by
+	// decode_mechanisms.go); nil when the scenario does not use them.
+	Workspace    map[string]string // path -> content: the files the tools act on (s04, s10, s13)
+	Instructions *InstructionsSpec // instruction discovery into the system prompt (s05)
+	Budget       *BudgetSpec       // context budget and tool result truncation (s06)
+	Memory       []MemoryRecord    // what memory_search finds (s09)
+	Skills       []Skill           // what load_skill loads (s09)
+	Approval     *ApprovalSpec     // the approval gate before every tool call (s10)
+	Sandbox      *SandboxSpec      // the profile sandboxed_fetch is planned against (s11)
+	Trust        *TrustSpec        // project trust and instruction sources before session.start (s12)
 }
 
 // Resume is one later run of the session: the session is reopened from
@@ -149,6 +168,10 @@ type Expect struct {
 	// RepairedCalls holds, per resume in order, the tool call ids it
 	// answered with a synthesized result; checked when non-nil.
 	RepairedCalls [][]string
+	// SystemPrompt is the system message the model saw first (nil: none);
+	// checked when HasSystemPrompt.
+	SystemPrompt    *string
+	HasSystemPrompt bool
 }
 
 // FileError is a problem in a scenario file: the file, the JSON pointer of
@@ -287,6 +310,7 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 		h, _ := t.Get("handler")
 		if b, ok := h.Get("builtin"); ok {
 			tool.Handler = Handler{Builtin: b.Text()}
+			tool.Handler.Options, _ = h.Get("options")
 		} else if r, ok := h.Get("result"); ok {
 			tool.Handler = Handler{Result: r}
 		} else if e, ok := h.Get("error"); ok {
@@ -394,6 +418,13 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 	if ex.Has("assistant_messages") {
 		s.Expect.AssistantMessages = strs(ex, "assistant_messages")
 	}
+	if sp, ok := ex.Get("system_prompt"); ok {
+		s.Expect.HasSystemPrompt = true
+		if sp.Kind() == jsonv.String {
+			t := sp.Text()
+			s.Expect.SystemPrompt = &t
+		}
+	}
 	if ex.Has("unanswered_calls") {
 		s.Expect.UnansweredCalls = strs(ex, "unanswered_calls")
 	}
@@ -410,6 +441,7 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 			d.fail("/expect/repaired_calls", "%d entries for %d resumes: give one list of tool call ids per resume", len(s.Expect.RepairedCalls), len(s.Resumes))
 		}
 	}
+	d.mechanisms(doc, s)
 	return s
 }
 

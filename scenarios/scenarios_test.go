@@ -151,7 +151,11 @@ func TestExhaustedScriptCompletes(t *testing.T) {
 // prefix alone, exactly the history the live agent held at that moment: the
 // contract session resume relies on.
 func TestHistoryMatchesTheLiveRunAtEveryInterruption(t *testing.T) {
-	for _, id := range []string{"s03-tool-dispatch", "s08-context-compaction", "streaming-final-delta", "tool-failures", "max-turns"} {
+	for _, id := range []string{
+		"s03-tool-dispatch", "s08-context-compaction", "streaming-final-delta", "tool-failures", "max-turns",
+		"s04-workspace-tools", "s05-instructions", "s09-memory-skills", "s10-approval-policy", "s11-sandbox-network",
+		"s12-project-trust", "s13-checkpoint-rollback", "approval-denied", "checkpoint-dirty-workspace", "sandbox-network-denied",
+	} {
 		base := builtin(t, id)
 		full, err := Render(base)
 		if err != nil {
@@ -403,8 +407,11 @@ func TestCheckReportsEachBrokenExpectation(t *testing.T) {
 		{"chain of thought in a payload", `{"event_count":9,"focus_event_types":[]}`,
 			[]string{"event evt-005 (sequence 5, tool.result) carries forbidden hidden reasoning at /payload/result/notes/0/chain_of_thought"}},
 		{"wrong count, focus, run ids and replay", `{"event_count":4,"focus_event_types":["context.compact"],"run_ids":["run-x"],"stop_reason":"max-turns","assistant_messages":["done"],"unanswered_calls":["c"]}`,
-			[]string{"expected 4 events, rendered 9", "forbidden hidden reasoning", "focus event is missing: context.compact", "run ids are [run-t-golden], expected [run-x]",
-				`replayed stop reason is "completed", expected "max-turns"`, "replayed assistant messages differ", "unanswered tool calls after the run are [], expected [c]"}},
+			[]string{"/expect/event_count: expected 4 events, actual 9", "forbidden hidden reasoning", "/expect/focus_event_types: expected a context.compact event, actual none",
+				"/expect/run_ids: expected [run-x], actual [run-t-golden]", `/expect/stop_reason: expected "max-turns", actual "completed" (replayed)`,
+				`/expect/assistant_messages: expected ["done"], actual ["", "done"] (replayed)`, "/expect/unanswered_calls: expected [c], actual [] (tool call ids left open by the run)"}},
+		{"one assistant message differs", `{"event_count":9,"focus_event_types":[],"assistant_messages":["", "finished"]}`,
+			[]string{"forbidden hidden reasoning", `/expect/assistant_messages/1: expected "finished", actual "done" (replayed)`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -451,7 +458,7 @@ func TestToolArgumentValidation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, terr := r.execute("t", args)
+		_, terr := r.execute("t", args, nil)
 		got := ""
 		if terr != nil {
 			got = terr.Error()
@@ -460,11 +467,11 @@ func TestToolArgumentValidation(t *testing.T) {
 			t.Errorf("execute(%s) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
-	if _, terr := r.execute("nope", jsonv.Obj()); terr == nil || terr.Error() != "ToolValidationError: unknown tool: nope" {
+	if _, terr := r.execute("nope", jsonv.Obj(), nil); terr == nil || terr.Error() != "ToolValidationError: unknown tool: nope" {
 		t.Errorf("unknown tool: %v", terr)
 	}
 	echo := &registry{tools: []Tool{{Name: "echo", Handler: Handler{Builtin: BuiltinEcho}}}}
-	if _, terr := echo.execute("echo", jsonv.Obj()); terr == nil || terr.Error() != "ToolExecutionError: echo failed: 'text'" {
+	if _, terr := echo.execute("echo", jsonv.Obj(), nil); terr == nil || terr.Error() != "ToolExecutionError: echo failed: 'text'" {
 		t.Errorf("echo without text: %v", terr)
 	}
 }

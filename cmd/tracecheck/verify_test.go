@@ -243,7 +243,7 @@ func TestVerifyNeverWritesAnInvalidRender(t *testing.T) {
 		"expect":{"event_count":4,"focus_event_types":[]}}`), 0o644)
 	gdir := filepath.Join(t.TempDir(), "golden")
 	code, stdout, _ := runCmd(t, "", "verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update")
-	if code != exitFailed || !strings.Contains(stdout, "INVALID bad\n  - expected 4 events, rendered 5") {
+	if code != exitFailed || !strings.Contains(stdout, "INVALID bad\n  - /expect/event_count: expected 4 events, actual 5") {
 		t.Fatalf("exit %d\n%s", code, stdout)
 	}
 	if _, err := os.Stat(filepath.Join(gdir, "bad.trace.jsonl")); !os.IsNotExist(err) {
