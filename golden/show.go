@@ -17,8 +17,8 @@ const MaxShown = 200
 // ShowLine returns a line of a golden or render (without its newline) as
 // a report may print it: a JSON line made of displayable characters as it
 // is; any other line (not JSON, not UTF-8 text, or holding control, bidi
-// or invisible formatting characters) quoted with textsafe.Quote and cut
-// to MaxShown bytes, the cut said.
+// or invisible formatting characters) cut to MaxShown bytes, the cut said,
+// and quoted with textsafe.Quote (which leaves plain text as it is).
 func ShowLine(line string) string {
 	if Displayable(line) {
 		if _, err := jsonv.Parse([]byte(line)); err == nil {
