@@ -78,8 +78,12 @@ func runRender(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "%s render: %s: %s\n", programName, textsafe.Quote(sc.ID), verify.SafeLines(err.Error()))
 	} else {
 		block, _ := json.MarshalIndent(obs, "", "  ")
+		lines := strings.Split(unescapeHTML(string(block)), "\n")
+		for i, l := range lines {
+			lines[i] = golden.SafeJSON(l) // the indented JSON's lines hold no newline of their own
+		}
 		fmt.Fprintf(e.stderr, "%s render: %s renders %d events; its \"expect\" would need (focus_event_types lists every type present: keep the ones it is about):\n\"expect\": %s\n",
-			programName, textsafe.Quote(sc.ID), len(r.Events), golden.SafeJSON(unescapeHTML(string(block))))
+			programName, textsafe.Quote(sc.ID), len(r.Events), strings.Join(lines, "\n"))
 	}
 	if problems := scenarios.Check(r); len(problems) > 0 {
 		fmt.Fprintf(e.stderr, "%s render: INVALID %s (verify would not write it):\n", programName, textsafe.Quote(sc.ID))
