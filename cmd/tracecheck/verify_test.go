@@ -310,8 +310,8 @@ func TestVerifyJSON(t *testing.T) {
 	var rep struct {
 		Scenarios struct{ Origin, Dir string } `json:"scenarios"`
 		Goldens   struct{ Origin, Dir, Flag string }
-		GoldenDir string `json:"golden_dir"`
-		OK        bool   `json:"ok"`
+		GoldenDir string                   `json:"golden_dir"`
+		OK        bool                     `json:"ok"`
 		Next      struct{ Command string } `json:"next_step"`
 		Results   []struct {
 			ID     string        `json:"id"`
