@@ -215,16 +215,5 @@ func (s *Store) Accept(id string) error {
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("%s: %w", from, ErrNotRegular)
 	}
-	if err := os.Rename(from, filepath.Join(s.dir, FileName(id))); err != nil {
-		return err
-	}
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return atomicfile.Rename(from, filepath.Join(s.dir, FileName(id)))
 }
