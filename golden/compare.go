@@ -34,7 +34,8 @@ type Drift struct {
 }
 
 // FieldDiff is one differing field: its JSON pointer within the event, and
-// the expected (golden) and actual (rendered) values as JSON, or "(absent)".
+// the expected (golden) and actual (rendered) values as JSON (SafeJSON:
+// characters a terminal would act on escaped), or "(absent)".
 type FieldDiff struct {
 	Path     string `json:"path"`
 	Expected string `json:"expected"`
@@ -196,7 +197,7 @@ func showValue(v reflect.Value) string {
 	if err := enc.Encode(jsonable(v.Interface())); err != nil {
 		return ShowText(fmt.Sprint(v.Interface()))
 	}
-	return ShowJSON(strings.TrimSuffix(out.String(), "\n"))
+	return SafeJSON(strings.TrimSuffix(out.String(), "\n"))
 }
 
 // jsonable turns number back into json.Number for encoding.

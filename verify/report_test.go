@@ -192,3 +192,23 @@ func TestNextStep(t *testing.T) {
 		}
 	}
 }
+
+// TestLongFieldValuesAreCutOnce: a long differing value is cut in the text
+// report, once, and kept whole in JSON.
+func TestLongFieldValuesAreCutOnce(t *testing.T) {
+	long := strings.Repeat("x", 1000)
+	line := func(v string) string {
+		return `{"sequence":0,"event_id":"evt-000","type":"session.start","payload":{"s":"` + v + `"}}` + "\n"
+	}
+	dir := dirWith(t, map[string]string{"a.trace.jsonl": line(long)})
+	rep := verify.Run([]verify.Subject{subject("a", line("short"))}, golden.DiskStore(dir), verify.Options{Update: verify.UpdateNo, Filtered: true})
+	var text, js bytes.Buffer
+	rep.WriteText(&text)
+	rep.WriteJSON(&js)
+	if strings.Count(text.String(), "bytes)") != 1 || !strings.Contains(text.String(), "... (1002 bytes), actual \"short\"") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if !strings.Contains(js.String(), `"expected": "\"`+long+`\""`) {
+		t.Errorf("the JSON report cut the value")
+	}
+}
