@@ -15,7 +15,9 @@ type Invocation struct {
 	IDs         []string
 }
 
-// Step is a command that would fix what a run found, and what it does.
+// Step is a command that would fix what a run found, and when or why to
+// run it ("if the change is intended", "to review the pending goldens"),
+// written to go before ", run: <command>".
 type Step struct {
 	Command string `json:"command"`
 	Does    string `json:"does"`
@@ -58,7 +60,7 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 		if inv.GoldenDir != "" {
 			args = append(args, GoldenDirFlag, inv.GoldenDir)
 		}
-		does = "review the pending goldens (accept or reject each)"
+		does = "to review the pending goldens (accept or reject each)"
 	case len(fixable) > 0:
 		args = append(args, "verify")
 		args = appendDirs(args, inv)
@@ -66,12 +68,12 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 		if len(inv.IDs) > 0 || unref || other {
 			args = append(args, fixable...)
 		}
-		does = "if the change is intended, write the renders as the goldens"
+		does = "if the change is intended (it writes the renders as the goldens)"
 	case unref && !other:
 		args = append(args, "verify")
 		args = appendDirs(args, inv)
 		args = append(args, "--unreferenced=delete")
-		does = "delete the goldens no scenario renders"
+		does = "to delete the goldens no scenario renders"
 	default:
 		return Step{}, false
 	}

@@ -179,7 +179,7 @@ func verifyNotes(e *env, rep *verify.Report, unrefExplicit bool, artifacts strin
 		fmt.Fprintf(e.stderr, "%s verify: --artifacts: kept %d file(s) in %s\n", programName, n, textsafe.Quote(artifacts))
 	}
 	if rep.Next != nil {
-		fmt.Fprintf(e.stderr, "%s verify: to %s, run: %s\n", programName, rep.Next.Does, rep.Next.Command)
+		fmt.Fprintf(e.stderr, "%s verify: %s, run: %s\n", programName, rep.Next.Does, rep.Next.Command)
 	}
 }
 
