@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -106,6 +107,20 @@ func TestStore(t *testing.T) {
 	if ids, err := s.IDs(); err != nil || len(ids) != 0 {
 		t.Fatalf("IDs of a missing dir = %v, %v", ids, err)
 	}
+	// A directory named on a command line is never created: it may be a typo.
+	if _, err := s.Write("a", []byte("one\n")); err == nil {
+		t.Fatal("Write created a missing directory")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the directory exists after a failed write: %v", err)
+	}
+	// The module's own golden/ is.
+	root := filepath.Dir(dir)
+	s = ModuleStore(root, root)
+	if s.Dir() != "golden" {
+		t.Fatalf("ModuleStore dir %q, want golden (relative to the start)", s.Dir())
+	}
+	t.Chdir(root)
 	if _, err := s.Read("a"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Read of a missing golden: %v", err)
 	}
@@ -113,7 +128,10 @@ func TestStore(t *testing.T) {
 	if err != nil || !changed {
 		t.Fatalf("first Write = %v, %v", changed, err)
 	}
-	info, _ := os.Stat(filepath.Join(dir, "a.trace.jsonl"))
+	info, err := os.Stat(filepath.Join(dir, "a.trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if changed, err := s.Write("a", []byte("one\n")); err != nil || changed {
 		t.Fatalf("Write of the same bytes = %v, %v; want no change", changed, err)
 	}
@@ -151,6 +169,80 @@ func TestStore(t *testing.T) {
 	}
 	if err := emb.Remove("a"); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("embedded Remove: %v", err)
+	}
+	if err := emb.WritePending("a", nil); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("embedded WritePending: %v", err)
+	}
+}
+
+func TestPendingGoldens(t *testing.T) {
+	dir := t.TempDir()
+	s := DiskStore(dir)
+	s.Write("a", []byte("old\n"))
+	if err := s.WritePending("a", []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	s.WritePending("b", []byte("b\n"))
+	os.WriteFile(filepath.Join(dir, ".c.trace.jsonl.new"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "d.trace.jsonl.new"), 0o755)
+	if ids, _ := s.PendingIDs(); strings.Join(ids, ",") != "a,b" {
+		t.Errorf("PendingIDs = %v, want [a b]", ids)
+	}
+	if ids, _ := s.IDs(); strings.Join(ids, ",") != "a" {
+		t.Errorf("IDs = %v: a pending golden is not a golden", ids)
+	}
+	if b, err := s.ReadPending("a"); err != nil || string(b) != "new\n" {
+		t.Errorf("ReadPending = %q, %v", b, err)
+	}
+	if err := s.Accept("a"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Read("a"); string(b) != "new\n" {
+		t.Errorf("after Accept the golden is %q", b)
+	}
+	if removed, err := s.RemovePending("a"); removed || err != nil {
+		t.Errorf("RemovePending after Accept = %v, %v; want nothing to remove", removed, err)
+	}
+	if removed, err := s.RemovePending("b"); !removed || err != nil {
+		t.Errorf("RemovePending(b) = %v, %v", removed, err)
+	}
+	if _, err := s.RemovePending("d"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("RemovePending of a directory: %v", err)
+	}
+}
+
+// TestReadRefusesWhatIsNotAFile: a golden name that is a FIFO would block
+// verify forever; a directory is no golden.
+func TestReadRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "f.trace.jsonl"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	os.Mkdir(filepath.Join(dir, "d.trace.jsonl"), 0o755)
+	for _, id := range []string{"f", "d"} {
+		if _, err := DiskStore(dir).Read(id); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Read(%s): %v", id, err)
+		}
+	}
+}
+
+func TestShow(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	tests := []struct{ in, line, json string }{
+		{`{"a":1}`, `{"a":1}`, `{"a":1}`},
+		{"not json", "not json", "not json"}, // plain text is safe as it is (textsafe.Quote)
+		{"\x1b[31mred", `"\x1b[31mred"`, `\u001b[31mred`},
+		{`{"a":"` + "\u202e" + `"}`, `"{\"a\":\"\u202e\"}"`, `{"a":"\u202e"}`},
+		{"\xff\x00", `"\xff\x00"`, `\ufffd\u0000`},
+		{long, long[:MaxShown] + "... (300 bytes)", long[:MaxShown] + "... (300 bytes)"},
+	}
+	for _, tc := range tests {
+		if got := ShowLine(tc.in); got != tc.line {
+			t.Errorf("ShowLine(%q) = %q, want %q", tc.in, got, tc.line)
+		}
+		if got := ShowJSON(tc.in); got != tc.json {
+			t.Errorf("ShowJSON(%q) = %q, want %q", tc.in, got, tc.json)
+		}
 	}
 }
 

@@ -92,7 +92,7 @@ func TestVerifyInterruptThatNeverFires(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sdir, "late.json"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gdir := filepath.Join(t.TempDir(), "golden")
+	gdir := t.TempDir()
 	code, stdout, _ := runCmd(t, "", "verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update")
 	want := "INVALID late\n  - " + filepath.Join(sdir, "late.json") + `: /interrupt: never fires: interrupt.after is "tool.request", occurrence 1, but the run emits 0 tool.request event(s)`
 	if code != exitFailed || !strings.Contains(stdout, want) {

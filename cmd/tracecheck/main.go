@@ -50,6 +50,8 @@ func commands() []command {
 		{"branch", "print the branch record for a fork point", runBranch},
 		{"verify", "render scenarios and compare them with the golden traces", runVerify},
 		{"list", "list the built-in scenarios", runList},
+		{"render", "print the trace a scenario renders and the expectations it would need", runRender},
+		{"review", "accept or reject the pending goldens verify wrote", runReview},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
 		{"version", "print the tracecheck version", runVersion},
 	}

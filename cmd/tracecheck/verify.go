@@ -1,376 +1,297 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tracecheck/tracecheck/golden"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/scenarios"
+	"github.com/tracecheck/tracecheck/verify"
 )
 
-// Verify statuses, as --format json spells them; text output upper-cases
-// the failing ones.
-const (
-	statusOK       = "ok"
-	statusDrift    = "drift"
-	statusMissing  = "missing"
-	statusObsolete = "obsolete"
-	statusInvalid  = "invalid"
-	statusCreated  = "created"
-	statusUpdated  = "updated"
-	statusRemoved  = "removed"
-)
+const verifyUsage = "verify [ID...] [--scenario-dir DIR] [--golden-dir DIR] [--update[=auto|new|always|no]]\n" +
+	"                  [--unreferenced=warn|reject|delete] [--artifacts DIR] [--format text|json|junit|github] [--prune]"
 
-// verifyResult is one line of verify's report.
-type verifyResult struct {
-	ID       string        `json:"id,omitempty"`
-	Status   string        `json:"status"`
-	Events   int           `json:"events,omitempty"`
-	File     string        `json:"file"`
-	Drift    *golden.Drift `json:"drift,omitempty"`
-	Problems []string      `json:"problems,omitempty"`
-}
+func verifyHelp() string {
+	return `Render each scenario (all when no ID is given) with the scripted model, validate the
+trace (Trace 0.1.0 schema, journal invariants, the scenario's expectations) and
+compare it byte for byte with its golden file <id>.trace.jsonl.
 
-func (r verifyResult) failed() bool {
-	switch r.Status {
-	case statusDrift, statusMissing, statusObsolete, statusInvalid:
-		return true
-	}
-	return false
-}
+Where scenarios and goldens come from (the first output line says it): inside the
+tracecheck module (found by walking up from the working directory) both from its
+working tree, scenarios/*.json and golden/; outside it both from the copies
+embedded in the binary (read-only). --scenario-dir and --golden-dir override each;
+both directories must exist.
 
-// scenarioSource adds --scenario-dir to fs and returns a loader.
-func scenarioSource(fs *pflag.FlagSet) func() ([]*scenarios.Scenario, error) {
-	dir := fs.String("scenario-dir", "", "read scenarios/*.json from `DIR` instead of the built-in ones")
-	return func() ([]*scenarios.Scenario, error) {
-		if *dir != "" {
-			return scenarios.LoadDir(*dir)
-		}
-		return scenarios.Builtin()
-	}
-}
+One line per scenario: ok <id> events=<n>, DRIFT <id> (where and how it differs),
+MISSING <id>, INVALID <id> (its problems); and OBSOLETE <file> for a golden no
+scenario renders. Exit 0 all ok, 1 any drift, missing, invalid (or obsolete with
+--unreferenced=reject), 2 usage error or unknown scenario.
 
-func checkFormat(e *env, cmd, format string) bool {
-	if format != "text" && format != "json" {
-		fmt.Fprintf(e.stderr, "%s %s: --format must be text or json, not %q\n", programName, cmd, format)
-		return false
-	}
-	return true
-}
+--update says what is written when a render differs or has no golden (as insta):
+  auto    (the default) a pending golden <id>.trace.jsonl.new beside the golden on
+          a developer's machine, nothing in CI, where a missing golden fails
+  new     always the pending golden, in CI too
+  always  the golden itself, atomically (--update and -update alone mean always)
+  no      nothing
+An INVALID render is never written. The run still fails until a pending golden is
+accepted: 'tracecheck review' shows each against its golden and accepts or rejects
+it. When a scenario passes, a pending golden left for it earlier is removed.
+CI is detected from the environment: CI set to anything but "", 0 or false (CI=false
+means not CI whatever else is set); else any of these set (non-empty):
+` + wrap(strings.Join(verify.CIVariables(), ", "), 84, "  ") + `
 
-// selectScenarios returns the scenarios named by ids (all when none), in
-// the order given, or reports the unknown ones.
-func selectScenarios(e *env, cmd string, all []*scenarios.Scenario, ids []string) ([]*scenarios.Scenario, bool) {
-	if len(ids) == 0 {
-		return all, true
-	}
-	byID := map[string]*scenarios.Scenario{}
-	known := make([]string, len(all))
-	for i, s := range all {
-		byID[s.ID] = s
-		known[i] = s.ID
-	}
-	var out []*scenarios.Scenario
-	ok := true
-	for _, id := range ids {
-		s, found := byID[id]
-		switch {
-		case !found:
-			fmt.Fprintf(e.stderr, "%s %s: unknown scenario %q (known: %s)\n", programName, cmd, id, strings.Join(known, ", "))
-			ok = false
-		case !slices.Contains(out, s):
-			out = append(out, s)
-		}
-	}
-	return out, ok
+--unreferenced says what happens to a golden no scenario renders: warn (the default
+outside CI) lists it, reject (the default in CI) fails the run, delete prints what it
+will delete, then deletes it. It runs only on a full run (no ID), with no scenario
+INVALID, and with scenarios and goldens from the same place (both from the working
+tree, both embedded, or both named by --scenario-dir and --golden-dir); it only ever
+touches names ending in .trace.jsonl in the golden directory in use.
+--prune is a deprecated spelling of --unreferenced=delete, under the same rules.
+
+--artifacts DIR keeps, for every scenario that differed, its actual trace
+(<id>.actual.jsonl) and the golden it was compared with (<id>.expected.jsonl), for
+CI to upload. --format junit writes JUnit XML (one testcase per scenario); --format
+github writes GitHub Actions annotations on the golden's first differing line.`
 }
 
 func runVerify(e *env, args []string) int {
-	fs := newFlags(e, "verify", "verify [ID...] [--update [--prune]] [--golden-dir DIR] [--format text|json]",
-		"Render each scenario (all when no ID is given) with the scripted model, validate the\n"+
-			"trace (Trace 0.1.0 schema, journal invariants, the scenario's expectations) and\n"+
-			"compare it byte for byte with its golden file <id>.trace.jsonl.\n\n"+
-			"Golden files are read from --golden-dir, else from the golden/ directory of the\n"+
-			"tracecheck module found by walking up from the working directory, else from the\n"+
-			"copies embedded in the binary (read-only).\n\n"+
-			"One line per scenario: ok <id> events=<n>, DRIFT <id> (with where and how it differs),\n"+
-			"MISSING <id>, INVALID <id>; with no ID, also OBSOLETE <file> for a golden that no\n"+
-			"scenario renders. Exit 0 all ok, 1 any drift, missing, invalid or obsolete, 2 usage\n"+
-			"error or unknown scenario.")
-	update := fs.Bool("update", false, "write the renders that differ from their goldens (atomically); also -update")
-	prune := fs.Bool("prune", false, "with --update, remove obsolete golden files")
-	goldenDir := fs.String("golden-dir", "", "read and write golden files in `DIR`")
-	format := fs.String("format", "text", "output format: text or json")
-	load := scenarioSource(fs)
+	fs := newFlags(e, "verify", verifyUsage, verifyHelp())
+	scenarioDir := addScenarioDir(fs)
+	goldenDir := addGoldenDir(fs)
+	update := fs.String("update", string(verify.UpdateAuto), "what to write for a render that differs: `MODE` auto, new, always or no")
+	fs.Lookup("update").NoOptDefVal = string(verify.UpdateAlways)
+	unref := fs.String("unreferenced", "", "what to do with a golden no scenario renders: `MODE` warn, reject or delete (default: reject in CI, else warn)")
+	prune := fs.Bool("prune", false, "deprecated: the same as --unreferenced=delete")
+	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario that differed in `DIR` (created when missing)")
+	format := fs.String("format", "text", "output `FORMAT`: "+strings.Join(verify.Formats(), ", "))
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
-	if !checkFormat(e, "verify", *format) {
-		return exitUsage
+	if !slices.Contains(verify.Formats(), *format) {
+		return usageError(e, "verify", "--format must be one of %s, not %q", strings.Join(verify.Formats(), ", "), *format)
 	}
-	if *prune && !*update {
-		fmt.Fprintf(e.stderr, "%s verify: --prune only goes with --update\n", programName)
-		return exitUsage
-	}
-	all, err := load()
+	mode, err := verify.ParseUpdateMode(*update)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s verify: %v\n", programName, err)
-		return exitUsage
+		return usageError(e, "verify", "%v", err)
 	}
-	selected, ok := selectScenarios(e, "verify", all, fs.Args())
+	ci, _ := verify.DetectCI(os.LookupEnv)
+	unrefExplicit := fs.Changed("unreferenced")
+	if *prune {
+		if unrefExplicit && *unref != string(verify.UnreferencedDelete) {
+			return usageError(e, "verify", "--prune (deprecated) means --unreferenced=delete; it cannot go with --unreferenced=%s", *unref)
+		}
+		fmt.Fprintf(e.stderr, "%s verify: --prune is deprecated: use --unreferenced=delete\n", programName)
+		*unref, unrefExplicit = string(verify.UnreferencedDelete), true
+	}
+	unrefMode, err := verify.ParseUnreferencedMode(*unref, ci)
+	if err != nil {
+		return usageError(e, "verify", "%v", err)
+	}
+
+	loc, code, ok := locate(e, "verify", *scenarioDir, *goldenDir)
 	if !ok {
-		return exitUsage
+		return code
 	}
-	var store *golden.Store
-	if *goldenDir != "" {
-		store = golden.DiskStore(*goldenDir)
-	} else {
-		wd, err := os.Getwd()
-		if err != nil {
-			wd = "."
+	all, code, ok := loadScenarios(e, "verify", loc.Scenarios)
+	if !ok {
+		return code
+	}
+	ids := fs.Args()
+	if bareUpdate(args) {
+		for _, id := range ids {
+			if _, err := verify.ParseUpdateMode(id); err == nil && !slices.ContainsFunc(all, func(s *scenarios.Scenario) bool { return s.ID == id }) {
+				return usageError(e, "verify", "%q after a bare --update is taken as a scenario id: write --update=%s", id, id)
+			}
 		}
-		store = golden.DefaultStore(wd)
 	}
-	if *update && store.Embedded() {
-		fmt.Fprintf(e.stderr, "%s verify: --update: %v\n", programName, golden.ErrReadOnly)
-		return exitUsage
+	selected, err := scenarios.Select(all, ids)
+	if err != nil {
+		return usageError(e, "verify", "%v", err)
+	}
+	store := loc.Goldens
+	if store.Embedded() {
+		if fs.Changed("update") && mode.Writes(ci) != verify.WritesNone && mode != verify.UpdateAuto {
+			return usageError(e, "verify", "--update=%s: %v", mode, golden.ErrReadOnly)
+		}
+		if unrefMode == verify.UnreferencedDelete {
+			return usageError(e, "verify", "--unreferenced=delete: %v", golden.ErrReadOnly)
+		}
+	}
+	if *artifacts != "" {
+		if msg := prepareArtifacts(*artifacts, store); msg != "" {
+			return usageError(e, "verify", "--artifacts %s", msg)
+		}
 	}
 
-	results := make([]verifyResult, 0, len(selected)) // [] in JSON, never null
-	for _, sc := range selected {
-		results = append(results, verifyOne(sc, store, *update))
+	rep := verify.Run(verify.ScenarioSubjects(selected), store, verify.Options{
+		Update:       mode,
+		CI:           ci,
+		Unreferenced: unrefMode,
+		Filtered:     len(ids) > 0,
+		MixedOrigins: loc.MixedOrigins(),
+		Artifacts:    *artifacts,
+		Notes:        prefixed(e, "verify"),
+	})
+	rep.Scenarios, rep.Goldens = &loc.ScenarioOrigin, &loc.GoldenOrigin
+	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, IDs: ids}
+	if step, ok := rep.NextStep(inv); ok {
+		rep.Next = &step
 	}
-	if len(fs.Args()) == 0 {
-		obs, err := obsolete(store, all, *update && *prune)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "%s verify: %v\n", programName, err)
-			return exitFailed
-		}
-		results = append(results, obs...)
+	root := os.Getenv("GITHUB_WORKSPACE")
+	if root == "" {
+		root = loc.Root
 	}
-
-	failed := slices.ContainsFunc(results, verifyResult.failed)
-	if *format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			GoldenDir string         `json:"golden_dir"`
-			Embedded  bool           `json:"embedded"`
-			OK        bool           `json:"ok"`
-			Results   []verifyResult `json:"results"`
-		}{store.String(), store.Embedded(), !failed, results}); err != nil {
-			fmt.Fprintf(e.stderr, "%s verify: %v\n", programName, err)
-			return exitFailed
-		}
-	} else {
-		for _, r := range results {
-			writeResult(e.stdout, r)
-		}
-		if failed && !*update {
-			fmt.Fprintf(e.stderr, "%s verify: goldens in %s do not match; if the change is intended, run: %s verify --update\n", programName, store, programName)
-		}
+	if err := rep.Write(e.stdout, *format, root); err != nil {
+		fmt.Fprintf(e.stderr, "%s verify: %v\n", programName, err)
+		return exitFailed
 	}
-	if failed {
+	verifyNotes(e, rep, unrefExplicit, *artifacts)
+	if !rep.OK {
 		return exitFailed
 	}
 	return exitOK
 }
 
-// verifyOne renders, checks and compares one scenario, and with update
-// writes its golden when it differs.
-func verifyOne(sc *scenarios.Scenario, store *golden.Store, update bool) verifyResult {
-	res := verifyResult{ID: sc.ID, File: store.Path(sc.ID)}
-	r, err := scenarios.Render(sc)
+// verifyNotes says on stderr what the report's lines do not: a check that
+// was asked for and could not run, what CI changed, where artifacts are,
+// and the next step.
+func verifyNotes(e *env, rep *verify.Report, unrefExplicit bool, artifacts string) {
+	u := rep.Unreferenced
+	if !u.Checked && unrefExplicit {
+		fmt.Fprintf(e.stderr, "%s verify: --unreferenced=%s did nothing: %s\n", programName, u.Mode, u.Skipped)
+	}
+	if rep.CI && rep.Update == verify.UpdateAuto && !rep.OK {
+		fmt.Fprintf(e.stderr, "%s verify: in CI --update=auto writes nothing: a golden that differs or is missing fails the run\n", programName)
+	}
+	if artifacts != "" {
+		n := 0
+		for _, r := range rep.Results {
+			n += len(r.Artifacts)
+		}
+		fmt.Fprintf(e.stderr, "%s verify: --artifacts: kept %d file(s) in %s\n", programName, n, textsafe.Quote(artifacts))
+	}
+	if rep.Next != nil {
+		fmt.Fprintf(e.stderr, "%s verify: %s, run: %s\n", programName, rep.Next.Does, rep.Next.Command)
+	}
+}
+
+// wrap breaks text at spaces into lines of at most width bytes, each
+// starting with prefix.
+func wrap(text string, width int, prefix string) string {
+	var lines []string
+	line := prefix
+	for _, w := range strings.Fields(text) {
+		if len(line) > len(prefix) && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = prefix
+		}
+		if len(line) > len(prefix) {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// bareUpdate reports whether args hold --update (or -update) with no
+// value: then the next word is an argument, not the mode.
+func bareUpdate(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--update" || a == "-update" {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareArtifacts creates the artifacts directory when missing and says
+// what keeps it from serving, or "".
+func prepareArtifacts(dir string, store *golden.Store) string {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Sprintf("%s: %v", textsafe.Quote(dir), err)
+	}
+	if !store.Embedded() {
+		a, aerr := os.Stat(dir)
+		g, gerr := os.Stat(store.Dir())
+		if aerr == nil && gerr == nil && os.SameFile(a, g) {
+			return fmt.Sprintf("%s: is the golden directory; keep artifacts elsewhere", textsafe.Quote(dir))
+		}
+	}
+	return ""
+}
+
+// addScenarioDir adds --scenario-dir to fs.
+func addScenarioDir(fs *pflag.FlagSet) *string {
+	return fs.String("scenario-dir", "", "read the scenarios <id>.json from `DIR` (default: the module's scenarios/, else the embedded ones)")
+}
+
+// addGoldenDir adds --golden-dir to fs.
+func addGoldenDir(fs *pflag.FlagSet) *string {
+	return fs.String("golden-dir", "", "read and write golden files in `DIR`, which must exist (default: the module's golden/, else the embedded ones)")
+}
+
+// locate finds scenarios and goldens (see verify.Locate); a directory
+// that cannot serve is a one-line usage error.
+func locate(e *env, cmd, scenarioDir, goldenDir string) (*verify.Locations, int, bool) {
+	loc, err := verify.Locate(workDir(), scenarioDir, goldenDir)
 	if err != nil {
-		res.Status, res.Problems = statusInvalid, []string{err.Error()}
-		return res
+		return nil, usageError(e, cmd, "%v", err), false
 	}
-	res.Events = len(r.Events)
-	if problems := scenarios.Check(r); len(problems) > 0 {
-		// An invalid render is never written, even with --update.
-		res.Status, res.Problems = statusInvalid, problems
-		return res
-	}
-	want, err := store.Read(sc.ID)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		res.Status = statusMissing
-	case err != nil:
-		res.Status, res.Problems = statusInvalid, []string{err.Error()}
-		return res
-	default:
-		res.Drift = golden.Compare(want, r.Bytes, res.File, "rendered "+sc.ID)
-		res.Status = statusOK
-		if res.Drift != nil {
-			res.Status = statusDrift
-		}
-	}
-	if update && res.Status != statusOK {
-		created := res.Status == statusMissing
-		if _, err := store.Write(sc.ID, r.Bytes); err != nil {
-			res.Problems = []string{"writing the golden: " + err.Error()}
-			return res
-		}
-		res.Status, res.Drift = statusUpdated, nil
-		if created {
-			res.Status = statusCreated
-		}
-	}
-	return res
+	return loc, 0, true
 }
 
-// obsolete reports the golden files no scenario renders, removing them when
-// prune is set.
-func obsolete(store *golden.Store, all []*scenarios.Scenario, prune bool) ([]verifyResult, error) {
-	ids, err := store.IDs()
+// loadScenarios reads every scenario of src; problems in scenario files
+// are reported one per line (file, JSON pointer, message), exit 2.
+func loadScenarios(e *env, cmd string, src scenarios.Source) ([]*scenarios.Scenario, int, bool) {
+	all, err := src.Load()
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(e.stderr, "%s %s: %s\n", programName, cmd, verify.SafeLines(err.Error()))
+		return nil, exitUsage, false
 	}
-	var out []verifyResult
-	for _, id := range ids {
-		if slices.ContainsFunc(all, func(s *scenarios.Scenario) bool { return s.ID == id }) {
-			continue
-		}
-		r := verifyResult{Status: statusObsolete, File: store.Path(id)}
-		if prune {
-			if err := store.Remove(id); err != nil {
-				r.Problems = []string{"removing: " + err.Error()}
-			} else {
-				r.Status = statusRemoved
-			}
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return all, 0, true
 }
 
-func writeResult(w io.Writer, r verifyResult) {
-	switch r.Status {
-	case statusOK, statusCreated, statusUpdated:
-		fmt.Fprintf(w, "%s %s events=%d\n", r.Status, r.ID, r.Events)
-	case statusRemoved:
-		fmt.Fprintf(w, "removed %s\n", r.File)
-	case statusObsolete:
-		fmt.Fprintf(w, "OBSOLETE %s (no scenario renders it; remove it with --update --prune)\n", r.File)
-	case statusMissing:
-		fmt.Fprintf(w, "MISSING %s (no golden %s)\n", r.ID, r.File)
-	case statusInvalid:
-		fmt.Fprintf(w, "INVALID %s\n", r.ID)
-	case statusDrift:
-		fmt.Fprintf(w, "DRIFT %s\n", r.ID)
-		writeDrift(w, r.File, r.Drift)
-	}
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  - %s\n", indent(p, "    "))
-	}
-}
-
-func writeDrift(w io.Writer, file string, d *golden.Drift) {
-	fmt.Fprintf(w, "  %s: first difference at line %d", file, d.Line)
-	if d.Sequence != nil || d.EventID != "" || d.Type != "" {
-		fmt.Fprint(w, ", event")
-		if d.Sequence != nil {
-			fmt.Fprintf(w, " sequence=%d", *d.Sequence)
-		}
-		if d.EventID != "" {
-			fmt.Fprintf(w, " event_id=%s", d.EventID)
-		}
-		if d.Type != "" {
-			fmt.Fprintf(w, " type=%s", d.Type)
-		}
-	}
-	fmt.Fprintln(w)
-	if d.Note != "" {
-		fmt.Fprintf(w, "  %s\n", d.Note)
-	}
-	for _, f := range d.Fields {
-		fmt.Fprintf(w, "  %s: expected %s, actual %s\n", f.Path, f.Expected, f.Actual)
-	}
-	if d.Diff != "" {
-		fmt.Fprintf(w, "  %s\n", indent(strings.TrimSuffix(d.Diff, "\n"), "  "))
-	}
-}
-
-func indent(s, prefix string) string {
-	return strings.ReplaceAll(s, "\n", "\n"+prefix)
-}
-
-func runList(e *env, args []string) int {
-	fs := newFlags(e, "list", "list [--format text|json]",
-		"List the scenarios: id, the number of events its render holds, whether its golden\n"+
-			"must equal the reference implementation's, and the focus event types it must show.")
-	format := fs.String("format", "text", "output format: text or json")
-	load := scenarioSource(fs)
-	if code, ok := parseFlags(e, fs, args); !ok {
-		return code
-	}
-	if !checkFormat(e, "list", *format) {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "%s list: unexpected argument %q\n", programName, fs.Arg(0))
-		return exitUsage
-	}
-	all, err := load()
+func workDir() string {
+	wd, err := os.Getwd()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s list: %v\n", programName, err)
-		return exitUsage
+		return "."
 	}
-	type entry struct {
-		ID          string   `json:"id"`
-		Events      int      `json:"events"`
-		Reference   bool     `json:"reference"`
-		Focus       []string `json:"focus_event_types"`
-		Description string   `json:"description,omitempty"`
-		Error       string   `json:"error,omitempty"`
+	return filepath.Clean(wd)
+}
+
+// prefixed returns a writer for notes on stderr that prefixes each write
+// with "tracecheck CMD: ".
+func prefixed(e *env, cmd string) *prefixWriter {
+	return &prefixWriter{e: e, prefix: programName + " " + cmd + ": "}
+}
+
+type prefixWriter struct {
+	e      *env
+	prefix string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	s := string(b)
+	if !strings.HasPrefix(s, "  ") {
+		s = p.prefix + s
 	}
-	entries := make([]entry, 0, len(all))
-	code := exitOK
-	for _, sc := range all {
-		en := entry{ID: sc.ID, Reference: sc.Reference, Focus: sc.Expect.FocusEventTypes, Description: sc.Description}
-		if en.Focus == nil {
-			en.Focus = []string{}
-		}
-		if r, err := scenarios.Render(sc); err != nil {
-			en.Error = err.Error()
-			code = exitFailed
-		} else {
-			en.Events = len(r.Events)
-		}
-		entries = append(entries, en)
+	if _, err := fmt.Fprint(p.e.stderr, s); err != nil {
+		return 0, err
 	}
-	if *format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(entries); err != nil {
-			return exitFailed
-		}
-		return code
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tEVENTS\tREFERENCE\tFOCUS")
-	for _, en := range entries {
-		events := fmt.Sprint(en.Events)
-		if en.Error != "" {
-			events = "error: " + en.Error
-		}
-		ref := "-"
-		if en.Reference {
-			ref = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", en.ID, events, ref, strings.Join(en.Focus, ", "))
-	}
-	tw.Flush()
-	return code
+	return len(b), nil
 }

@@ -73,6 +73,19 @@ func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error 
 	return nil
 }
 
+// Rename renames oldpath over newpath (one atomic step when both are in
+// one directory) and syncs newpath's directory, so that the rename is
+// durable before Rename returns.
+func Rename(oldpath, newpath string) error {
+	if err := os.Rename(oldpath, newpath); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Dir(newpath)); err != nil {
+		return fmt.Errorf("rename %s: sync directory: %w", newpath, err)
+	}
+	return nil
+}
+
 // syncDir fsyncs a directory, making a rename in it durable.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)

@@ -101,3 +101,22 @@ func TestRemoveStale(t *testing.T) {
 		t.Error("IsTemp misjudges names")
 	}
 }
+
+func TestRename(t *testing.T) {
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "a.new"), filepath.Join(dir, "a")
+	os.WriteFile(from, []byte("new"), 0o644)
+	os.WriteFile(to, []byte("old"), 0o644)
+	if err := Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(to); err != nil || string(b) != "new" {
+		t.Errorf("after Rename: %q, %v", b, err)
+	}
+	if _, err := os.Stat(from); !os.IsNotExist(err) {
+		t.Errorf("the old name is still there: %v", err)
+	}
+	if err := Rename(from, to); err == nil {
+		t.Error("renaming a missing file succeeded")
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/tracecheck/tracecheck/golden"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/scenarios"
+	"github.com/tracecheck/tracecheck/verify"
+)
+
+func runRender(e *env, args []string) int {
+	fset := newFlags(e, "render", "render ID|FILE [--scenario-dir DIR]",
+		"Render one scenario and print its trace on standard output, byte for byte what\n"+
+			"verify compares with the golden, without comparing. ID names a scenario where\n"+
+			"verify finds them (the module's scenarios/, else the embedded ones, or\n"+
+			"--scenario-dir); FILE is a scenario file path (ending in .json, or holding a /).\n\n"+
+			"On standard error: the scenario's \"expect\" block as the render would need it\n"+
+			"(event_count, every event type present as focus_event_types, run_ids,\n"+
+			"stop_reason, assistant_messages, unanswered_calls, repaired_calls), ready to\n"+
+			"paste into the scenario file, then any problem verify would report (INVALID).\n"+
+			"Exit 0 when the render is valid, 1 when it is not (the trace is still printed),\n"+
+			"2 usage error or unknown scenario.")
+	scenarioDir := addScenarioDir(fset)
+	if code, ok := parseFlags(e, fset, args); !ok {
+		return code
+	}
+	if fset.NArg() != 1 {
+		return usageError(e, "render", "want one scenario id or scenario file, got %d arguments", fset.NArg())
+	}
+	arg := fset.Arg(0)
+	var sc *scenarios.Scenario
+	if strings.HasSuffix(arg, ".json") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, os.PathSeparator) {
+		if *scenarioDir != "" {
+			return usageError(e, "render", "--scenario-dir goes with a scenario id, not a file")
+		}
+		s, err := scenarios.LoadFile(arg)
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			return usageError(e, "render", "%s: %v", textsafe.Quote(pe.Path), pe.Err)
+		case err != nil:
+			fmt.Fprintf(e.stderr, "%s render: %s\n", programName, verify.SafeLines(err.Error()))
+			return exitUsage
+		}
+		sc = s
+	} else {
+		src, _, err := verify.LocateScenarios(workDir(), *scenarioDir)
+		if err != nil {
+			return usageError(e, "render", "%v", err)
+		}
+		all, code, ok := loadScenarios(e, "render", src)
+		if !ok {
+			return code
+		}
+		sel, err := scenarios.Select(all, []string{arg})
+		if err != nil {
+			return usageError(e, "render", "%v", err)
+		}
+		sc = sel[0]
+	}
+
+	r, err := scenarios.Render(sc)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s render: %s\n", programName, verify.SafeLines(err.Error()))
+		return exitFailed
+	}
+	if _, err := e.stdout.Write(r.Bytes); err != nil {
+		return exitFailed
+	}
+	obs, err := scenarios.Observe(r)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s render: %s: %s\n", programName, textsafe.Quote(sc.ID), verify.SafeLines(err.Error()))
+	} else {
+		block, _ := json.MarshalIndent(obs, "", "  ")
+		lines := strings.Split(unescapeHTML(string(block)), "\n")
+		for i, l := range lines {
+			lines[i] = golden.SafeJSON(l) // the indented JSON's lines hold no newline of their own
+		}
+		fmt.Fprintf(e.stderr, "%s render: %s renders %d events; its \"expect\" would need (focus_event_types lists every type present: keep the ones it is about):\n\"expect\": %s\n",
+			programName, textsafe.Quote(sc.ID), len(r.Events), strings.Join(lines, "\n"))
+	}
+	if problems := scenarios.Check(r); len(problems) > 0 {
+		fmt.Fprintf(e.stderr, "%s render: INVALID %s (verify would not write it):\n", programName, textsafe.Quote(sc.ID))
+		for _, p := range problems {
+			fmt.Fprintf(e.stderr, "  - %s\n", strings.ReplaceAll(verify.SafeLines(p), "\n", "\n    "))
+		}
+		return exitFailed
+	}
+	return exitOK
+}
+
+// unescapeHTML undoes encoding/json's HTML escaping of <, > and &, which
+// a scenario file does not need.
+func unescapeHTML(s string) string {
+	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(s)
+}

@@ -1,0 +1,108 @@
+package golden
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+// MaxShown is how many bytes of a line or value that cannot be shown as it
+// is (not JSON, not text, or too long) a report shows.
+const MaxShown = 200
+
+// ShowLine returns a line of a golden or render (without its newline) as
+// a report may print it: a JSON line made of displayable characters as it
+// is; any other line (not JSON, not UTF-8 text, or holding control, bidi
+// or invisible formatting characters) cut to MaxShown bytes, the cut said,
+// and quoted with textsafe.Quote (which leaves plain text as it is).
+func ShowLine(line string) string {
+	if Displayable(line) {
+		if _, err := jsonv.Parse([]byte(line)); err == nil {
+			return line
+		}
+	}
+	return ShowText(line)
+}
+
+// ShowText quotes s (textsafe.Quote) after cutting it to MaxShown bytes;
+// a cut says how long s was.
+func ShowText(s string) string {
+	if len(s) <= MaxShown {
+		return textsafe.Quote(s)
+	}
+	return fmt.Sprintf("%s... (%d bytes)", textsafe.Quote(cut(s, MaxShown)), len(s))
+}
+
+// ShowJSON returns a JSON text (a field's value) as a report may print
+// it: SafeJSON, cut to MaxShown bytes, the cut said.
+func ShowJSON(s string) string {
+	s = SafeJSON(s)
+	if len(s) <= MaxShown {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", cut(s, MaxShown), len(s))
+}
+
+// SafeJSON returns a JSON text with every character a terminal would act
+// on (controls, bidi and invisible formatting characters) escaped as
+// \uXXXX, which leaves it the same JSON value.
+func SafeJSON(s string) string {
+	if Displayable(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			b.WriteString(`\ufffd`)
+		case !displayRune(r) && r > 0xffff:
+			hi, lo := utf16Pair(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+		case !displayRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Displayable reports whether s can go to a terminal as it is: valid
+// UTF-8 of printable characters, none of them a formatting character
+// (bidi overrides, zero-width joiners) that changes what the line shows.
+func Displayable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !displayRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func displayRune(r rune) bool {
+	return (r == ' ' || unicode.IsPrint(r)) && !unicode.Is(unicode.Cf, r)
+}
+
+func utf16Pair(r rune) (rune, rune) {
+	r -= 0x10000
+	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+}
+
+// cut returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

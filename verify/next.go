@@ -1,0 +1,112 @@
+package verify
+
+import (
+	"strings"
+
+	"github.com/tracecheck/tracecheck/golden"
+)
+
+// Invocation is how verify was run, flags as the user typed them, so that
+// NextStep can repeat them.
+type Invocation struct {
+	Program     string // "tracecheck"
+	ScenarioDir string // the --scenario-dir value; "" when not given
+	GoldenDir   string // the --golden-dir value; "" when not given
+	IDs         []string
+}
+
+// Step is a command that would fix what a run found, and when or why to
+// run it ("if the change is intended", "to review the pending goldens"),
+// written to go before ", run: <command>".
+type Step struct {
+	Command string `json:"command"`
+	Does    string `json:"does"`
+}
+
+// NextStep returns the one command that would make the failed results of
+// r pass, or ok false when there is none: nothing failed, the goldens are
+// the read-only embedded copies, or only results that no write would fix
+// failed (INVALID ones, goldens that could not be written). Pending goldens
+// written by the run are reviewed (tracecheck review); renders that differ
+// are accepted with --update=always, naming the ids when the run was a
+// selection or had failures the update would not fix, so the command given
+// passes as it stands; unreferenced goldens that failed the run are
+// deleted with --unreferenced=delete.
+func (r *Report) NextStep(inv Invocation) (Step, bool) {
+	if r.OK || r.Embedded {
+		return Step{}, false
+	}
+	var pending, fixable []string
+	unref, other := false, false
+	for i := range r.Results {
+		res := &r.Results[i]
+		switch {
+		case !res.Failed:
+		case res.Pending != "":
+			pending = append(pending, res.ID)
+		case res.fixable() && len(res.Problems) == 0:
+			fixable = append(fixable, res.ID)
+		case res.Status == StatusObsolete && len(res.Problems) == 0:
+			unref = true
+		default:
+			other = true
+		}
+	}
+	args := []string{inv.Program}
+	var does string
+	switch {
+	case len(pending) > 0:
+		args = append(args, "review")
+		if inv.GoldenDir != "" {
+			args = append(args, GoldenDirFlag, inv.GoldenDir)
+		}
+		does = "to review the pending goldens (accept or reject each)"
+	case len(fixable) > 0:
+		args = append(args, "verify")
+		args = appendDirs(args, inv)
+		args = append(args, "--update=always")
+		if len(inv.IDs) > 0 || unref || other {
+			args = append(args, fixable...)
+		}
+		does = "if the change is intended (it writes the renders as the goldens)"
+	case unref && !other:
+		args = append(args, "verify")
+		args = appendDirs(args, inv)
+		args = append(args, "--unreferenced=delete")
+		does = "to delete the goldens no scenario renders"
+	default:
+		return Step{}, false
+	}
+	cmd, ok := shellJoin(args)
+	if !ok {
+		return Step{}, false
+	}
+	return Step{Command: cmd, Does: does}, true
+}
+
+func appendDirs(args []string, inv Invocation) []string {
+	if inv.ScenarioDir != "" {
+		args = append(args, ScenarioDirFlag, inv.ScenarioDir)
+	}
+	if inv.GoldenDir != "" {
+		args = append(args, GoldenDirFlag, inv.GoldenDir)
+	}
+	return args
+}
+
+// shellJoin writes args as a POSIX shell would read them back; it fails
+// on an argument that cannot be shown safely on a terminal.
+func shellJoin(args []string) (string, bool) {
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "":
+			out[i] = a
+		case golden.Displayable(a):
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		default:
+			return "", false
+		}
+	}
+	return strings.Join(out, " "), true
+}

@@ -1,0 +1,147 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tracecheck/tracecheck/golden"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+)
+
+// quote makes a string that came from input safe to print (see textsafe).
+func quote(s string) string { return textsafe.Quote(s) }
+
+// SafeLines returns text (a message that may span lines) with every line
+// that a terminal would act on quoted and cut (golden.ShowText); other
+// lines are kept as they are.
+func SafeLines(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if !golden.Displayable(l) {
+			lines[i] = golden.ShowText(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WriteText writes the report for a terminal or a log: a first line saying
+// where the scenarios and the goldens came from, then one line per result
+// (ok <id> events=<n>, DRIFT <id> with where and how it differs, MISSING,
+// INVALID with its problems, OBSOLETE <file>, created, updated, removed),
+// each followed by what was written or kept for it.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	if r.Scenarios != nil && r.Goldens != nil {
+		fmt.Fprintf(&b, "scenarios: %s; goldens: %s\n", r.Scenarios, r.Goldens)
+	}
+	for i := range r.Results {
+		writeResult(&b, &r.Results[i])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeResult(w io.Writer, r *Result) {
+	switch r.Status {
+	case StatusOK, StatusCreated, StatusUpdated:
+		fmt.Fprintf(w, "%s %s events=%d\n", r.Status, quote(r.ID), r.Events)
+	case StatusRemoved:
+		fmt.Fprintf(w, "removed %s\n", quote(r.File))
+	case StatusObsolete:
+		fmt.Fprintf(w, "OBSOLETE %s (no scenario renders it; remove it with --unreferenced=delete)\n", quote(r.File))
+	case StatusMissing:
+		fmt.Fprintf(w, "MISSING %s (no golden %s)\n", quote(r.ID), quote(r.File))
+	case StatusInvalid:
+		fmt.Fprintf(w, "INVALID %s\n", quote(r.ID))
+	case StatusDrift:
+		fmt.Fprintf(w, "DRIFT %s\n", quote(r.ID))
+		WriteDrift(w, r.File, r.Drift)
+	}
+	if r.Pending != "" {
+		fmt.Fprintf(w, "  wrote the pending golden %s\n", quote(r.Pending))
+	}
+	if r.RemovedPending != "" {
+		fmt.Fprintf(w, "  removed the stale pending golden %s\n", quote(r.RemovedPending))
+	}
+	if len(r.Artifacts) > 0 {
+		q := make([]string, len(r.Artifacts))
+		for i, a := range r.Artifacts {
+			q[i] = quote(a)
+		}
+		fmt.Fprintf(w, "  kept %s\n", strings.Join(q, ", "))
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  - %s\n", indent(SafeLines(p), "    "))
+	}
+}
+
+// WriteDrift writes where and how a trace departs from its golden file:
+// the line and its event, a note, each differing field with expected and
+// actual values, and the unified diff around it.
+func WriteDrift(w io.Writer, file string, d *golden.Drift) {
+	if d == nil {
+		return
+	}
+	fmt.Fprintf(w, "  %s: first difference at line %d", quote(file), d.Line)
+	if d.Sequence != nil || d.EventID != "" || d.Type != "" {
+		fmt.Fprint(w, ", event")
+		if d.Sequence != nil {
+			fmt.Fprintf(w, " sequence=%d", *d.Sequence)
+		}
+		if d.EventID != "" {
+			fmt.Fprintf(w, " event_id=%s", quote(d.EventID))
+		}
+		if d.Type != "" {
+			fmt.Fprintf(w, " type=%s", quote(d.Type))
+		}
+	}
+	fmt.Fprintln(w)
+	if d.Note != "" {
+		fmt.Fprintf(w, "  %s\n", SafeLines(d.Note))
+	}
+	for _, f := range d.Fields {
+		fmt.Fprintf(w, "  %s: expected %s, actual %s\n", quote(f.Path), golden.ShowJSON(f.Expected), golden.ShowJSON(f.Actual))
+	}
+	if d.Diff != "" {
+		fmt.Fprintf(w, "  %s\n", indent(SafeLines(strings.TrimSuffix(d.Diff, "\n")), "  "))
+	}
+}
+
+func indent(s, prefix string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// summary is one line saying what a failed result is about, for JUnit
+// messages and annotation titles.
+func (r *Result) summary() string {
+	switch r.Status {
+	case StatusDrift:
+		if d := r.Drift; d != nil {
+			s := fmt.Sprintf("%s differs from %s at line %d", r.ID, r.File, d.Line)
+			if d.EventID != "" {
+				s += fmt.Sprintf(" (event %s %s)", d.EventID, d.Type)
+			}
+			return s
+		}
+		return r.ID + " differs from " + r.File
+	case StatusMissing:
+		return fmt.Sprintf("%s has no golden %s", r.ID, r.File)
+	case StatusInvalid:
+		if len(r.Problems) > 0 {
+			first, _, _ := strings.Cut(r.Problems[0], "\n")
+			return fmt.Sprintf("%s is INVALID: %s", r.ID, first)
+		}
+		return r.ID + " is INVALID"
+	case StatusObsolete:
+		return fmt.Sprintf("%s: no scenario renders this golden", r.File)
+	}
+	return fmt.Sprintf("%s %s", r.Status, r.ID)
+}
+
+// detail is the full text report of one result (without its status line).
+func (r *Result) detail() string {
+	var b strings.Builder
+	writeResult(&b, r)
+	return b.String()
+}

@@ -1,0 +1,353 @@
+// Package verify checks subjects against their golden files and carries
+// the golden workflow around that comparison, the way insta/cargo-insta
+// users expect it:
+//
+//   - update modes (UpdateMode): auto, new, always, no. auto writes a
+//     pending <id>.trace.jsonl.new beside the golden on a developer's
+//     machine and nothing in CI (DetectCI); new always writes the pending
+//     file; always writes the golden itself; no writes nothing. A render
+//     that is INVALID is never written. When a subject passes, a pending
+//     file left for it by an earlier run is removed (only that file);
+//   - review (Review, Accept, Reject): a pending file is shown against its
+//     golden and accepted (renamed over the golden) or rejected (removed);
+//   - artifacts (Options.Artifacts): every actual trace that differed, and
+//     the golden it was compared with, kept in a directory CI can upload;
+//   - unreferenced goldens (UnreferencedMode): a golden no subject renders
+//     is warned about, rejected, or deleted; only after a full run of a
+//     known set (no filter), no subject INVALID, subjects and goldens from
+//     the same place; only names of the golden directory ending in
+//     .trace.jsonl are touched, and what will be deleted is said before;
+//   - the report (Report) in text, JSON, JUnit XML and GitHub annotations,
+//     and the one next step that would fix what failed (NextStep).
+//
+// A subject is anything that yields an id, an actual trace (or the reasons
+// it is INVALID) and a way to compare it with a golden: ScenarioSubjects
+// adapts the scripted scenarios; other kinds (a command whose output is a
+// trace) plug in the same way. The machinery here never looks inside a
+// subject.
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tracecheck/tracecheck/golden"
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
+)
+
+// Subject is one thing whose trace is checked against golden <ID>.trace.jsonl.
+type Subject struct {
+	ID string
+	// Kind names the sort of subject in reports ("scenario").
+	Kind string
+	// File is where the subject is defined, for messages and annotations;
+	// "" when it has no file.
+	File string
+	// Render produces the actual trace.
+	Render func() Actual
+	// Compare compares the golden (expected) with the actual bytes and
+	// returns nil when they match. nil means byte for byte: golden.Compare.
+	Compare func(expected, actual []byte, expName, actName string) *golden.Drift
+}
+
+// Actual is what a subject rendered.
+type Actual struct {
+	// Bytes is the trace to compare; nil when none could be produced.
+	Bytes []byte
+	// Events is the number of events in Bytes.
+	Events int
+	// Invalid holds the reasons the render cannot stand as a golden; when
+	// it is non-empty the subject is INVALID and nothing of it is written.
+	Invalid []string
+}
+
+// Status is a result's verdict, as --format json spells it.
+type Status string
+
+// Statuses. Text output upper-cases the failing ones.
+const (
+	StatusOK       Status = "ok"
+	StatusDrift    Status = "drift"
+	StatusMissing  Status = "missing"
+	StatusInvalid  Status = "invalid"
+	StatusCreated  Status = "created"
+	StatusUpdated  Status = "updated"
+	StatusObsolete Status = "obsolete" // a golden no subject renders
+	StatusRemoved  Status = "removed"  // such a golden, deleted
+)
+
+// Result is one line of the report: a subject, or an unreferenced golden.
+type Result struct {
+	ID     string `json:"id,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+	Status Status `json:"status"`
+	// Failed says whether this result fails the run (an obsolete golden
+	// does only with --unreferenced=reject).
+	Failed bool `json:"failed"`
+	Events int  `json:"events,omitempty"`
+	// File is the golden's path.
+	File string `json:"file"`
+	// Source is where the subject is defined.
+	Source   string        `json:"source,omitempty"`
+	Drift    *golden.Drift `json:"drift,omitempty"`
+	Problems []string      `json:"problems,omitempty"`
+	// Pending is the pending golden written for review in this run.
+	Pending string `json:"pending,omitempty"`
+	// RemovedPending is a pending golden of an earlier run removed because
+	// the subject now passes (or its golden was just written).
+	RemovedPending string `json:"removed_pending,omitempty"`
+	// Artifacts are the files kept in Options.Artifacts.
+	Artifacts []string `json:"artifacts,omitempty"`
+}
+
+// fixable reports whether writing the render as the golden would make the
+// result pass.
+func (r *Result) fixable() bool { return r.Status == StatusDrift || r.Status == StatusMissing }
+
+// Options says how Run writes and what it checks besides the subjects.
+type Options struct {
+	// Update is the update mode asked for; CI resolves auto.
+	Update UpdateMode
+	CI     bool
+	// Unreferenced is what to do with a golden no subject renders.
+	Unreferenced UnreferencedMode
+	// Filtered is set when the subjects are a selection (ids were named):
+	// the unreferenced check then cannot run.
+	Filtered bool
+	// MixedOrigins, when not "", says why the subjects and the goldens do
+	// not come from the same place (see Locations.MixedOrigins): the
+	// unreferenced check then cannot run.
+	MixedOrigins string
+	// Artifacts is a directory (it must exist) where the actual trace of
+	// every subject that differed, and its golden, are kept; "" for none.
+	Artifacts string
+	// Notes receives what Run says as it acts, before it acts (the goldens
+	// it is about to delete); nil discards it.
+	Notes io.Writer
+}
+
+// Report is what Run found and did.
+type Report struct {
+	// Scenarios and Goldens say where the subjects and the goldens came
+	// from; the caller fills them (see Locate).
+	Scenarios *Origin `json:"scenarios,omitempty"`
+	Goldens   *Origin `json:"goldens,omitempty"`
+	// GoldenDir and Embedded repeat Goldens in the form earlier versions
+	// wrote.
+	GoldenDir string `json:"golden_dir"`
+	Embedded  bool   `json:"embedded"`
+	CI        bool   `json:"ci"`
+	// Update is the mode asked for; Writes what it came to: "golden",
+	// "pending" or "none".
+	Update       UpdateMode         `json:"update"`
+	Writes       Writes             `json:"writes"`
+	Unreferenced UnreferencedReport `json:"unreferenced"`
+	Artifacts    string             `json:"artifacts_dir,omitempty"`
+	OK           bool               `json:"ok"`
+	Results      []Result           `json:"results"`
+	// Next is the command that would fix what failed, when there is one
+	// (see NextStep); the caller fills it.
+	Next *Step `json:"next_step,omitempty"`
+}
+
+// UnreferencedReport says whether the unreferenced check ran, and if not,
+// why.
+type UnreferencedReport struct {
+	Mode    UnreferencedMode `json:"mode"`
+	Checked bool             `json:"checked"`
+	Skipped string           `json:"skipped,omitempty"`
+}
+
+// Run checks every subject against its golden in store, writes what opts
+// asks for, checks for unreferenced goldens when it may, and reports.
+func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
+	writes := opts.Update.Writes(opts.CI)
+	if store.Embedded() {
+		writes = WritesNone
+	}
+	rep := &Report{
+		GoldenDir:    store.String(),
+		Embedded:     store.Embedded(),
+		CI:           opts.CI,
+		Update:       opts.Update,
+		Writes:       writes,
+		Unreferenced: UnreferencedReport{Mode: opts.Unreferenced},
+		Artifacts:    opts.Artifacts,
+		Results:      make([]Result, 0, len(subjects)), // [] in JSON, never null
+	}
+	invalid := 0
+	for _, s := range subjects {
+		r := check(s, store, writes, opts.Artifacts)
+		if r.Status == StatusInvalid {
+			invalid++
+		}
+		rep.Results = append(rep.Results, r)
+	}
+
+	switch {
+	case opts.Filtered:
+		rep.Unreferenced.Skipped = "scenario ids were named: it needs a full run"
+	case opts.MixedOrigins != "":
+		rep.Unreferenced.Skipped = opts.MixedOrigins
+	case invalid > 0:
+		rep.Unreferenced.Skipped = fmt.Sprintf("%d INVALID: a golden of theirs would look unreferenced", invalid)
+	default:
+		rep.Unreferenced.Checked = true
+		rep.Results = append(rep.Results, unreferenced(store, subjects, opts)...)
+	}
+
+	rep.OK = true
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		switch r.Status {
+		case StatusDrift, StatusMissing, StatusInvalid:
+			r.Failed = true
+		case StatusObsolete:
+			r.Failed = opts.Unreferenced == UnreferencedReject || len(r.Problems) > 0
+		}
+		if r.Failed {
+			rep.OK = false
+		}
+	}
+	return rep
+}
+
+// check renders, compares and writes one subject.
+func check(s Subject, store *golden.Store, writes Writes, artifacts string) Result {
+	res := Result{ID: s.ID, Kind: s.Kind, File: store.Path(s.ID), Source: s.File}
+	act := s.Render()
+	res.Events = act.Events
+	if len(act.Invalid) > 0 {
+		// An invalid render is never written, whatever the mode.
+		res.Status, res.Problems = StatusInvalid, act.Invalid
+		keep(&res, artifacts, nil, act.Bytes)
+		return res
+	}
+	want, err := store.Read(s.ID)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		res.Status = StatusMissing
+		want = nil
+	case err != nil:
+		res.Status, res.Problems = StatusInvalid, []string{"reading the golden: " + err.Error()}
+		return res
+	default:
+		cmp := s.Compare
+		if cmp == nil {
+			cmp = golden.Compare
+		}
+		res.Status = StatusOK
+		if res.Drift = cmp(want, act.Bytes, res.File, "rendered "+s.ID); res.Drift != nil {
+			res.Status = StatusDrift
+		}
+	}
+	if res.Status != StatusOK {
+		keep(&res, artifacts, want, act.Bytes)
+	}
+
+	switch {
+	case writes == WritesNone:
+	case res.Status == StatusOK:
+		removeStalePending(&res, store)
+	case writes == WritesGolden:
+		created := res.Status == StatusMissing
+		if _, err := store.Write(s.ID, act.Bytes); err != nil {
+			res.Problems = append(res.Problems, "writing the golden: "+err.Error())
+			return res
+		}
+		res.Status, res.Drift = StatusUpdated, nil
+		if created {
+			res.Status = StatusCreated
+		}
+		removeStalePending(&res, store)
+	case writes == WritesPending:
+		if err := store.WritePending(s.ID, act.Bytes); err != nil {
+			res.Problems = append(res.Problems, "writing the pending golden: "+err.Error())
+			return res
+		}
+		res.Pending = store.PendingPath(s.ID)
+	}
+	return res
+}
+
+func removeStalePending(res *Result, store *golden.Store) {
+	removed, err := store.RemovePending(res.ID)
+	switch {
+	case err != nil:
+		res.Problems = append(res.Problems, "removing the stale pending golden: "+err.Error())
+	case removed:
+		res.RemovedPending = store.PendingPath(res.ID)
+	}
+}
+
+// keep writes a differing subject's actual trace, and the golden it was
+// compared with, into the artifacts directory: <id>.actual.jsonl and
+// <id>.expected.jsonl (names that are never taken for goldens).
+func keep(res *Result, dir string, expected, actual []byte) {
+	if dir == "" || (expected == nil && actual == nil) {
+		return
+	}
+	if res.ID == "" || res.ID != filepath.Base(res.ID) || strings.HasPrefix(res.ID, ".") {
+		res.Problems = append(res.Problems, "not kept as an artifact: the id is not a plain file name")
+		return
+	}
+	for _, f := range []struct {
+		suffix string
+		data   []byte
+	}{{".actual.jsonl", actual}, {".expected.jsonl", expected}} {
+		if f.data == nil {
+			continue
+		}
+		path := filepath.Join(dir, res.ID+f.suffix)
+		if err := atomicfile.Write(path, f.data, 0o644); err != nil {
+			res.Problems = append(res.Problems, "keeping an artifact: "+err.Error())
+			continue
+		}
+		res.Artifacts = append(res.Artifacts, path)
+	}
+}
+
+// unreferenced reports (or deletes) the goldens of store that no subject
+// renders. Deletion is announced on opts.Notes before it happens.
+func unreferenced(store *golden.Store, subjects []Subject, opts Options) []Result {
+	ids, err := store.IDs()
+	if err != nil {
+		return []Result{{Status: StatusObsolete, File: store.String(), Problems: []string{"listing the goldens: " + err.Error()}}}
+	}
+	var out []Result
+	for _, id := range ids {
+		if slices.ContainsFunc(subjects, func(s Subject) bool { return s.ID == id }) {
+			continue
+		}
+		out = append(out, Result{Status: StatusObsolete, File: store.Path(id), ID: id})
+	}
+	if opts.Unreferenced != UnreferencedDelete || len(out) == 0 {
+		for i := range out {
+			out[i].ID = ""
+		}
+		return out
+	}
+	notes := opts.Notes
+	if notes == nil {
+		notes = io.Discard
+	}
+	fmt.Fprintf(notes, "removing %d unreferenced golden(s), which no scenario renders (--unreferenced=delete):\n", len(out))
+	for _, r := range out {
+		fmt.Fprintf(notes, "  %s\n", quote(r.File))
+	}
+	for i := range out {
+		r := &out[i]
+		if err := store.Remove(r.ID); err != nil {
+			r.Problems = []string{"removing: " + err.Error()}
+		} else {
+			r.Status = StatusRemoved
+		}
+		r.ID = ""
+	}
+	return out
+}
