@@ -21,6 +21,7 @@ package reducer
 // covered by the recorded character counts and digest).
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -28,6 +29,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -268,6 +270,18 @@ type HistoryConfig struct {
 	Compactor *Compactor
 }
 
+// What a history rebuild lacked, when that is why it failed: a
+// HistoryError whose Missing is one of these matches it with errors.Is,
+// so that a caller can say how to supply it (the CLI names its flag).
+var (
+	// ErrNoSystemPrompt: the journal's model.request shows a system
+	// message, and HistoryConfig.SystemPrompt is empty.
+	ErrNoSystemPrompt = errors.New("the journal does not record the system prompt")
+	// ErrNoCompactor: the journal holds a context.compact, and
+	// HistoryConfig.Compactor is nil.
+	ErrNoCompactor = errors.New("the journal does not record the compactor's settings")
+)
+
 // HistoryError says where a journal and its rebuilt history disagree.
 type HistoryError struct {
 	Sequence int64
@@ -275,11 +289,17 @@ type HistoryError struct {
 	Type     string
 	Pointer  string // the payload field that disagrees, as a JSON pointer
 	Msg      string
+	// Missing is ErrNoSystemPrompt or ErrNoCompactor when the rebuild
+	// lacked that configuration; nil otherwise.
+	Missing error
 }
+
+// Unwrap returns Missing.
+func (e *HistoryError) Unwrap() error { return e.Missing }
 
 func (e *HistoryError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "history: %s %s (sequence %d)", e.Type, e.EventID, e.Sequence)
+	fmt.Fprintf(&b, "history: %s %s (sequence %d)", textsafe.Quote(e.Type), textsafe.Quote(e.EventID), e.Sequence)
 	if e.Pointer != "" {
 		fmt.Fprintf(&b, " at %s", e.Pointer)
 	}
@@ -326,11 +346,13 @@ func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, .
 		}
 		got := Roles(msgs)
 		if strings.Join(want, ",") != strings.Join(got, ",") {
-			hint := ""
+			err := fail("/payload/roles", "the model saw roles [%s], the rebuilt history has [%s]", textsafe.Quote(strings.Join(want, ",")), strings.Join(got, ","))
 			if len(want) > 0 && want[0] == RoleSystem && (len(got) == 0 || got[0] != RoleSystem) {
-				hint = "; the journal does not record the system prompt: set HistoryConfig.SystemPrompt"
+				he := err.(*HistoryError)
+				he.Msg += "; the journal does not record the system prompt: give the one the run used"
+				he.Missing = ErrNoSystemPrompt
 			}
-			return fail("/payload/roles", "the model saw roles [%s], the rebuilt history has [%s]%s", strings.Join(want, ","), strings.Join(got, ","), hint)
+			return err
 		}
 	}
 	if n, ok := p.Get("message_count"); ok {

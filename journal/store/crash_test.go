@@ -138,7 +138,7 @@ func child(mode string) int {
 			// Now and then a checkpoint, which the next round opens from
 			// (a kill may land in the middle of writing it, too).
 			if rng.IntN(8) == 0 {
-				if err := w.WriteCheckpoint(); err != nil {
+				if _, err := w.WriteCheckpoint(); err != nil {
 					return fail(6, err)
 				}
 			}
