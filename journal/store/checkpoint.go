@@ -69,6 +69,9 @@ const (
 	MaxProjectionBytes = 64 << 20
 )
 
+// checkpointLimit is MaxCheckpointBytes; tests lower it.
+var checkpointLimit int64 = MaxCheckpointBytes
+
 const (
 	checkpointMagic  = "tracecheck-session-checkpoint/1\n"
 	rulesVersion     = "session-rules/1" // change when the session rules change
@@ -317,8 +320,8 @@ func readCheckpoint(path string) ([]byte, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	if fi.Size() > MaxCheckpointBytes {
-		return nil, fmt.Sprintf("it is %d bytes, more than the %d a checkpoint may hold", fi.Size(), MaxCheckpointBytes)
+	if fi.Size() > checkpointLimit {
+		return nil, fmt.Sprintf("it is %d bytes, more than the %d a checkpoint may hold", fi.Size(), checkpointLimit)
 	}
 	b := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
@@ -519,7 +522,7 @@ type CheckpointTooLargeError struct {
 }
 
 func (e *CheckpointTooLargeError) Error() string {
-	return fmt.Sprintf("the session's state takes %d bytes, more than the %d a checkpoint may hold: none written (opening reads the whole file)", e.Bytes, MaxCheckpointBytes)
+	return fmt.Sprintf("the session's state takes %d bytes, more than the %d a checkpoint may hold: none written (opening reads the whole file)", e.Bytes, checkpointLimit)
 }
 
 // writeCheckpoint replaces the checkpoint atomically (atomicfile.Write:
@@ -538,12 +541,12 @@ func (w *Writer) writeCheckpoint() error {
 		return err
 	}
 	b := c.encode()
-	if len(b) > MaxCheckpointBytes && c.proj != nil {
+	if int64(len(b)) > checkpointLimit && c.proj != nil {
 		c.proj = nil
 		b = c.encode()
 		w.projDropped = true
 	}
-	if len(b) > MaxCheckpointBytes {
+	if int64(len(b)) > checkpointLimit {
 		return &CheckpointTooLargeError{Bytes: len(b)}
 	}
 	if err := atomicfile.Write(checkpointPath(w.path), b, 0o644); err != nil {

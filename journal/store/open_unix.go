@@ -42,6 +42,9 @@ func openFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 		}
 	}
 	if err != nil {
+		if err == unix.EISDIR { // a directory opened for writing
+			return nil, &fs.PathError{Op: "open", Path: path, Err: &FileTypeError{Type: "a directory"}}
+		}
 		if err == unix.ELOOP {
 			// ELOOP with O_NOFOLLOW: the last component is a link (or
 			// the path holds too many links, which Lstat tells apart).

@@ -314,17 +314,23 @@ func (w *Writer) WriteCheckpoint() (CheckpointWritten, error) {
 		return out, err
 	}
 	if err := w.writeCheckpoint(); err != nil {
-		var tl *CheckpointTooLargeError
-		if errors.As(err, &tl) {
-			return out, &Error{Kind: ErrTooLarge, SessionID: w.id, Path: out.Path, Err: err}
-		}
-		return out, &Error{Kind: ErrIO, SessionID: w.id, Path: out.Path, Msg: "cannot write the checkpoint", Err: err}
+		return out, w.checkpointError(err)
 	}
 	out.Written = w.st.lines > 0
 	out.Events, out.Size, out.Runs = w.st.lines, w.st.size, len(w.st.runs)
 	out.ProjectionDropped = w.projDropped
 	out.Projection = out.Written && w.proj != nil && !w.projDropped
 	return out, nil
+}
+
+// checkpointError is the error of a checkpoint that was not written.
+func (w *Writer) checkpointError(err error) error {
+	path := checkpointPath(w.path)
+	var tl *CheckpointTooLargeError
+	if errors.As(err, &tl) {
+		return &Error{Kind: ErrTooLarge, SessionID: w.id, Path: path, Err: err}
+	}
+	return &Error{Kind: ErrIO, SessionID: w.id, Path: path, Msg: "cannot write the checkpoint", Err: err}
 }
 
 // EachEvent reads the events stored from byte offset from (the start of a
@@ -591,6 +597,10 @@ func (w *Writer) stage(lines [][]byte, all bool) (acks []Ack, buf []byte, reject
 	defer func() { st.pending = nil }()
 	for _, raw := range lines {
 		st.pending = buf
+		var mark journal.CheckerMark
+		if st.checker != nil {
+			mark = st.checker.Mark()
+		}
 		a, jerr, ioErr := st.admit(raw, false)
 		if ioErr != nil {
 			if all {
@@ -617,6 +627,10 @@ func (w *Writer) stage(lines [][]byte, all bool) (acks []Ack, buf []byte, reject
 				buf = buf[:start]
 				jerr = &journal.Error{EventID: a.event.EventID, Code: journal.LineTooLong,
 					Msg: fmt.Sprintf("the event is %d bytes; a line may hold at most %d", n, journal.DefaultMaxLineBytes)}
+				if a.newRun == nil {
+					// The run's checker accepted the event: take it back.
+					st.checker.Rollback(mark, a.event.EventID)
+				}
 			}
 		}
 		if jerr != nil {
@@ -698,7 +712,7 @@ func (w *Writer) Close() error {
 		}
 		if w.st.lines >= min && (w.st.lines != w.cpLines || w.projDirty) {
 			if err := w.writeCheckpoint(); err != nil {
-				cerr = &Error{Kind: ErrIO, SessionID: w.id, Path: checkpointPath(w.path), Msg: "cannot write the checkpoint", Err: err}
+				cerr = w.checkpointError(err)
 			}
 		}
 	}
