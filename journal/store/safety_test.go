@@ -75,11 +75,14 @@ func TestSessionFileNotRegular(t *testing.T) {
 			path, _ := st.Path("v")
 			kind.make(t, path, victim)
 			for name, call := range map[string]func() error{
-				"OpenWriter":                func() error { _, err := st.OpenWriter("v", store.WriterOptions{}); return err },
-				"OpenWriter create, repair": func() error { _, err := st.OpenWriter("v", store.WriterOptions{Create: true, Repair: true}); return err },
-				"Check":                     func() error { _, err := st.Check("v", false); return err },
-				"Check repair":              func() error { _, err := st.Check("v", true); return err },
-				"Load":                      func() error { _, _, err := st.Load("v"); return err },
+				"OpenWriter": func() error { _, err := st.OpenWriter("v", store.WriterOptions{}); return err },
+				"OpenWriter create, repair": func() error {
+					_, err := st.OpenWriter("v", store.WriterOptions{Create: true, Repair: true})
+					return err
+				},
+				"Check":        func() error { _, err := st.Check("v", false); return err },
+				"Check repair": func() error { _, err := st.Check("v", true); return err },
+				"Load":         func() error { _, _, err := st.Load("v"); return err },
 			} {
 				err := call()
 				if !errors.Is(err, store.ErrNotRegular) || !strings.Contains(err.Error(), path+": it is a "+kind.what+", not a regular file") {
