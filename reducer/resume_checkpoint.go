@@ -247,8 +247,8 @@ type SessionHistory struct {
 
 // projectionLimit is the largest history (HistoryBuilder.Size) kept as a
 // checkpoint's projection: the store's limit, less room for the rest of
-// the resume state.
-const projectionLimit = store.MaxProjectionBytes - 1<<20
+// the resume state (a variable so that tests can lower it).
+var projectionLimit = store.MaxProjectionBytes - 1<<20
 
 // errStop stops a rebuild that cannot be kept.
 var errStop = errors.New("stop")
