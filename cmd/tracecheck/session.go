@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
@@ -514,9 +516,22 @@ func describeMessage(m reducer.Message) string {
 	}
 	fmt.Fprintf(&b, ": %q", m.Content)
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, " [call %s %s %s]", q(c.ID), q(c.Name), q(string(c.ArgumentsValue().AppendJSON(nil))))
+		fmt.Fprintf(&b, " [call %s %s %s]", q(c.ID), q(c.Name), jsonText(c.ArgumentsValue().AppendJSON(nil)))
 	}
 	return b.String()
+}
+
+// jsonText returns compact JSON as it is when it displays as written (its
+// encoding already escapes control characters), else quoted: a string in
+// it may hold a bidirectional or other formatting character.
+func jsonText(b []byte) string {
+	s := string(b)
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.Is(unicode.Cf, r) || (!unicode.IsPrint(r) && r != ' ') {
+			return q(s)
+		}
+	}
+	return s
 }
 
 func resumedValue(r *reducer.Resumed) jsonv.Value {
