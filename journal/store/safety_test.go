@@ -297,3 +297,51 @@ func TestSideFileOnAFullDisk(t *testing.T) {
 		t.Fatalf("side file %q", got)
 	}
 }
+
+// A checkpoint the reader would refuse is never written: a projection that
+// makes it too large is left out (and said so), a state too large without
+// one is ErrTooLarge and leaves the previous checkpoint as it was, and a
+// projection over MaxProjectionBytes is refused when it is set.
+func TestCheckpointNeverTooLarge(t *testing.T) {
+	st, _ := openStore(t)
+	w := openWriter(t, st, "s", store.WriterOptions{Create: true, CheckpointMinEvents: -1})
+	if _, err := w.AppendEvents(twoRuns("s")); err != nil {
+		t.Fatal(err)
+	}
+	cw, err := w.WriteCheckpoint()
+	if err != nil || !cw.Written || cw.Projection {
+		t.Fatalf("first checkpoint: %+v %v", cw, err)
+	}
+	size := int64(len(readFile(t, cw.Path)))
+	pos := w.Position()
+	huge := make([]byte, store.MaxProjectionBytes+1)
+	if err := w.SetProjection(&store.Projection{Key: "k", Lines: pos.Events, Offset: pos.Size, Data: huge}); !errors.Is(err, store.ErrTooLarge) {
+		t.Fatalf("a projection over the limit: %v", err)
+	}
+
+	defer store.SetCheckpointLimit(size + 100)()
+	must(t, w.SetProjection(&store.Projection{Key: "k", Lines: pos.Events, Offset: pos.Size, Data: make([]byte, 200)}))
+	cw, err = w.WriteCheckpoint()
+	if err != nil || !cw.Written || cw.Projection || !cw.ProjectionDropped {
+		t.Fatalf("a projection that does not fit: %+v %v", cw, err)
+	}
+	kept := readFile(t, cw.Path)
+	if int64(len(kept)) > size+100 {
+		t.Fatalf("a checkpoint of %d bytes was written", len(kept))
+	}
+
+	store.SetCheckpointLimit(size - 1)
+	cw, err = w.WriteCheckpoint()
+	if !errors.Is(err, store.ErrTooLarge) || cw.Written {
+		t.Fatalf("a state that does not fit: %+v %v", cw, err)
+	}
+	if !bytes.Equal(readFile(t, cw.Path), kept) {
+		t.Fatal("the previous checkpoint changed")
+	}
+	// The reader refuses a file over the limit without reading it.
+	w.Close()
+	w = openWriter(t, st, "s", store.WriterOptions{})
+	if use := w.OpenedFrom(); use.Used || !strings.Contains(use.Ignored, "more than the") {
+		t.Fatalf("opened %+v", use)
+	}
+}
