@@ -197,8 +197,8 @@ func AppendPySpaced(dst []byte, v jsonv.Value) []byte {
 }
 
 // InterruptedToolError is the text of the synthesized tool output that
-// session resume records for a tool call that never got a result (seed 000,
-// the TypeScript harness's SESSION_RESUME_INTERRUPTED repair).
+// session resume records for a tool call that never got a result (chapter
+// 20 of the TypeScript harness: its SESSION_RESUME_INTERRUPTED repair).
 const InterruptedToolError = "Error [SESSION_RESUME_INTERRUPTED]: This tool call did not finish before the previous run on this session ended, so no output was recorded. Treat it as not executed and decide whether to retry it."
 
 // InterruptedToolErrorType is the error_type of that synthesized result, in

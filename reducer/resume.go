@@ -1,6 +1,7 @@
 package reducer
 
-// Session resume (seed 000): continue a stored session in a new run.
+// Session resume (chapter 20 of the TypeScript harness): continue a stored
+// session in a new run.
 //
 // Resume re-reads the session file (no cache), rebuilds the model-visible
 // history with History (replaying every context.compact), answers every

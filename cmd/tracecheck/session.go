@@ -353,16 +353,17 @@ func describeRuns(runs []store.Run) string {
 
 func runSessionResume(e *env, args []string) int {
 	fs := newFlags(e, "session resume", "session resume --dir DIR --session ID [--message TEXT] [--run-id ID] [flags]",
-		"Resume session ID in a new run (seed 000). The model-visible history is rebuilt\n"+
-			"from the file alone, replaying context.compact; every tool call left without a\n"+
-			"result is answered by a synthesized tool.result (ok false, the same\n"+
-			"tool_call_id, error_type SessionResumeInterrupted, error \"Error\n"+
-			"[SESSION_RESUME_INTERRUPTED]: ...\"). Appended, as the new run's first events:\n"+
-			"session.start {..., \"resumed\": true, \"resumes_run_id\": <previous run>}, the\n"+
-			"repairs, and user.message --message when given, all or nothing: when the\n"+
-			"session would reject any of them, nothing is written. Nothing already in the\n"+
-			"file is changed. Prints the new run_id, what was repaired and appended, and\n"+
-			"the full history the new run starts from.\n\n"+
+		"Resume session ID in a new run (chapter 20 of the TypeScript harness). The\n"+
+			"model-visible history is rebuilt from the file alone, replaying\n"+
+			"context.compact; every tool call left without a result is answered by a\n"+
+			"synthesized tool.result (ok false, the same tool_call_id, error_type\n"+
+			"SessionResumeInterrupted, error \"Error [SESSION_RESUME_INTERRUPTED]: ...\").\n"+
+			"Appended, as the new run's first events: session.start {..., \"resumed\": true,\n"+
+			"\"resumes_run_id\": <previous run>}, the repairs, and user.message --message\n"+
+			"when given, all or nothing: when the session would reject any of them, nothing\n"+
+			"is written. Nothing already in the file is changed. Prints the new run_id, a\n"+
+			"torn tail moved aside (--repair), what was repaired and appended, and the full\n"+
+			"history the new run starts from.\n\n"+
 			"The journal does not record the system prompt or the compaction summary:\n"+
 			"pass the run's --system-prompt and, for a session that compacted, its\n"+
 			"--compact-* settings. An unknown session is exit 2 and creates nothing.")
