@@ -357,7 +357,7 @@ func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, .
 	}
 	if n, ok := p.Get("message_count"); ok {
 		if got, isInt := n.Int64(); !isInt || got != int64(len(msgs)) {
-			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", n.Text(), len(msgs), strings.Join(Roles(msgs), ","))
+			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", textsafe.Quote(n.Text()), len(msgs), strings.Join(Roles(msgs), ","))
 		}
 	}
 	return nil
@@ -379,11 +379,11 @@ func histCheckCompaction(c Compaction, p jsonv.Value, fail func(string, string, 
 			continue
 		}
 		if n, isInt := v.Int64(); !isInt || n != int64(f.got) {
-			return fail("/payload/"+f.key, "the live run recorded %s, the rebuild gives %d", v.Text(), f.got)
+			return fail("/payload/"+f.key, "the live run recorded %s, the rebuild gives %d", textsafe.Quote(v.Text()), f.got)
 		}
 	}
 	if v, ok := p.Get("source_sha256"); ok && v.Text() != c.SourceSHA256 {
-		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", v.Text(), c.SourceSHA256)
+		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", textsafe.Quote(v.Text()), c.SourceSHA256)
 	}
 	return nil
 }

@@ -431,6 +431,27 @@ func TestSessionOutputQuotesInput(t *testing.T) {
 	run("", "session", "check")
 	run("", "session", "resume", "--session", id, "--run-id", "run-2\nok y", "--message", "hi")
 	run("", "session", "checkpoint", "--session", id)
+	// A rejected event whose error cites the offending value (the schema
+	// quotes a bad timestamp), and a corrupt file that check reports.
+	bad := strings.Replace(hostile.Replace(fixtureLines(t)[0]), `"2026-08-10T00:00:00Z"`, `"x\nok forged\u001b[31m"`, 1)
+	bad = strings.Replace(bad, `"sequence":0`, `"sequence":8`, 1)
+	code, stdout, stderr := runCmd(t, bad, "session", "append", "--dir", dir, "--session", id)
+	if code != exitFailed || !strings.Contains(stderr, "SCHEMA") {
+		t.Fatalf("bad timestamp: %d %q", code, stderr)
+	}
+	outs = append(outs, stdout, stderr)
+	path := filepath.Join(dir, func() string { n, _ := store.FileName(id); return n }())
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(bad)
+	f.Close()
+	code, stdout, stderr = runCmd(t, "", "session", "check", "--dir", dir)
+	if code != exitFailed || !strings.Contains(stderr, "SCHEMA") {
+		t.Fatalf("check of a bad line: %d %q", code, stderr)
+	}
+	outs = append(outs, stdout, stderr)
 	out := strings.Join(outs, "")
 	if strings.ContainsAny(out, "\x1b\x07") {
 		t.Fatalf("control characters reached the output:\n%q", out)
