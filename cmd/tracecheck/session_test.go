@@ -30,6 +30,18 @@ func sessionFile(t *testing.T, dir string) string {
 	return filepath.Join(dir, name)
 }
 
+// fixtureStore writes the whole fixture session as a new store's file and
+// returns the store and the file's bytes.
+func fixtureStore(t *testing.T) (string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	data := []byte(strings.Join(fixtureLines(t), "") + "\n")
+	if err := os.WriteFile(sessionFile(t, dir), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, data
+}
+
 func TestSessionHelp(t *testing.T) {
 	for _, sub := range []string{"append", "resume", "check", "checkpoint"} {
 		code, stdout, _ := runCmd(t, "", "session", sub, "--help")
@@ -347,12 +359,7 @@ func TestSessionFIFOs(t *testing.T) {
 // often it is retried: here the clock runs past year 9999 at the resume's
 // second event, after a marker that alone would have been accepted.
 func TestSessionResumeAllOrNothing(t *testing.T) {
-	lines := fixtureLines(t)
-	dir := t.TempDir()
-	data := []byte(strings.Join(lines, "") + "\n")
-	if err := os.WriteFile(sessionFile(t, dir), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, data := fixtureStore(t)
 	for i := range 3 {
 		code, stdout, stderr := runCmd(t, "", "session", "resume", "--dir", dir, "--session", "session-s03-tool-dispatch",
 			"--run-id", "run-"+strconv.Itoa(i), "--message", "Again?", "--clock", "9999-12-31T23:59:59Z")
@@ -512,12 +519,8 @@ func TestSessionResumeReportsTheRepair(t *testing.T) {
 // Flag values out of range are usage errors that say the range, and
 // nothing is appended.
 func TestSessionFlagRanges(t *testing.T) {
+	dir, data := fixtureStore(t)
 	lines := fixtureLines(t)
-	dir := t.TempDir()
-	data := []byte(strings.Join(lines, "") + "\n")
-	if err := os.WriteFile(sessionFile(t, dir), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	id := "session-s03-tool-dispatch"
 	for _, tc := range []struct {
 		args []string

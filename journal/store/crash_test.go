@@ -181,6 +181,26 @@ func childCmd(t *testing.T, mode, dir string, extra ...string) *exec.Cmd {
 	return cmd
 }
 
+// startChild starts a child process with pipes to its stdin and stdout and
+// its stderr collected.
+func startChild(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
+	t.Helper()
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out, stderr
+}
+
 // TestCrashSIGKILL kills a writer process with SIGKILL at random points, round
 // after round on the same session, and checks after each kill that every
 // event the writer acknowledged is in the file, that the file holds exactly
@@ -316,19 +336,7 @@ func crashRounds(t *testing.T, batch, rounds int) {
 func TestTwoWriters(t *testing.T) {
 	dir := t.TempDir()
 	holder := childCmd(t, "hold", dir)
-	var stderr bytes.Buffer
-	holder.Stderr = &stderr
-	in, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out, stderr := startChild(t, holder)
 	rd := bufio.NewReader(out)
 	if l, err := rd.ReadString('\n'); l != "holding\n" {
 		t.Fatalf("holder said %q, %v\n%s", l, err, stderr.Bytes())
@@ -414,19 +422,7 @@ func TestCrashSIGKILLGroup(t *testing.T) {
 	whole, partial, none, torn := 0, 0, 0, 0
 	for round := 0; round < rounds; round++ {
 		cmd := childCmd(t, "group", dir, envStart+"="+strconv.Itoa(round))
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		in, out, stderr := startChild(t, cmd)
 		acks := 0
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
