@@ -126,7 +126,9 @@ func (e *ResumeError) Unwrap() error { return e.Err }
 
 // Resume opens session sessionID in st, resumes it (ResumeWriter) and
 // closes it. An unknown session is store.ErrNotFound ("session not found:
-// <id>") and creates no file.
+// <id>") and creates no file. When opening repaired a torn tail
+// (opts.Repair) and the resume then failed, the error comes with a
+// Resumed that holds only SessionID and TornTail: the repair stands.
 func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, error) {
 	w, err := st.OpenWriter(sessionID, store.WriterOptions{Repair: opts.Repair})
 	if err != nil {
@@ -134,8 +136,12 @@ func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, er
 	}
 	defer w.Close()
 	res, err := ResumeWriter(w, opts)
-	if res != nil {
-		res.TornTail = w.Repaired()
+	if r := w.Repaired(); r != nil {
+		if err != nil {
+			// The repair is done and stays done: say so with the error.
+			return &Resumed{SessionID: sessionID, TornTail: r}, err
+		}
+		res.TornTail = r
 	}
 	return res, err
 }

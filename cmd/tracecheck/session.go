@@ -397,6 +397,9 @@ func runSessionResume(e *env, args []string) int {
 	}
 	res, err := reducer.Resume(st, *session, opts)
 	if err != nil {
+		if res != nil && res.TornTail != nil {
+			fmt.Fprintf(e.stderr, "%s session resume: repaired %s\n", programName, describeRepair(res.TornTail))
+		}
 		fmt.Fprintf(e.stderr, "%s session resume: %v%s\n", programName, err, hint(err))
 		return sessionExit(err)
 	}

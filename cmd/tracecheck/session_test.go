@@ -505,6 +505,17 @@ func TestSessionResumeReportsTheRepair(t *testing.T) {
 			t.Fatalf("json %v: exit %d\nstdout %s\nstderr %s\nwant %s", asJSON, code, stdout, stderr, want)
 		}
 	}
+	// A resume that fails after the repair still says it was done.
+	dir0 := t.TempDir()
+	if err := os.WriteFile(sessionFile(t, dir0), []byte(good+`{"torn`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "", "session", "resume", "--dir", dir0, "--session", "session-s03-tool-dispatch", "--repair",
+		"--run-id", "run-s03-tool-dispatch-golden")
+	if code != exitFailed || !strings.HasPrefix(stderr, "tracecheck session resume: repaired session-s03-tool-dispatch: torn tail of 6 bytes") ||
+		!strings.Contains(stderr, "is already in the session") {
+		t.Fatalf("failed resume after a repair: %d %q", code, stderr)
+	}
 	// Without a torn tail the member is null.
 	dir := t.TempDir()
 	if err := os.WriteFile(sessionFile(t, dir), []byte(good), 0o644); err != nil {
