@@ -22,3 +22,20 @@ func (c *RunChecker) TryCheck(e *Event) *Error {
 
 // Next returns the sequence the next event of the run must carry.
 func (c *RunChecker) Next() int64 { return c.next }
+
+// CheckerMark is a RunChecker's state at one moment (Mark), to return to
+// with Rollback.
+type CheckerMark struct{ c RunChecker }
+
+// Mark returns c's state now.
+func (c *RunChecker) Mark() CheckerMark { return CheckerMark{*c} }
+
+// Rollback returns c, which m was taken from, to the state of m: the events
+// c accepted since are forgotten. ids must name them (it may name other
+// events c never held, which are ignored) and no event c held at m.
+func (c *RunChecker) Rollback(m CheckerMark, ids ...string) {
+	*c = m.c
+	for _, id := range ids {
+		c.ids.remove(id) // the bitset and map are shared with m
+	}
+}

@@ -1,6 +1,6 @@
 package reducer
 
-// Context compaction (seed 004's successor lesson, s08): when the
+// Context compaction (the curriculum's lesson s08, after s07): when the
 // model-visible history grows past a threshold, replace its older messages
 // by one "[compacted checkpoint]" assistant message carrying a summary,
 // keep the system message and the most recent messages, and record in a

@@ -21,6 +21,7 @@ package reducer
 // covered by the recorded character counts and digest).
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -28,6 +29,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -195,8 +197,8 @@ func AppendPySpaced(dst []byte, v jsonv.Value) []byte {
 }
 
 // InterruptedToolError is the text of the synthesized tool output that
-// session resume records for a tool call that never got a result (seed 000,
-// the TypeScript harness's SESSION_RESUME_INTERRUPTED repair).
+// session resume records for a tool call that never got a result (chapter
+// 20 of the TypeScript harness: its SESSION_RESUME_INTERRUPTED repair).
 const InterruptedToolError = "Error [SESSION_RESUME_INTERRUPTED]: This tool call did not finish before the previous run on this session ended, so no output was recorded. Treat it as not executed and decide whether to retry it."
 
 // InterruptedToolErrorType is the error_type of that synthesized result, in
@@ -268,6 +270,18 @@ type HistoryConfig struct {
 	Compactor *Compactor
 }
 
+// What a history rebuild lacked, when that is why it failed: a
+// HistoryError whose Missing is one of these matches it with errors.Is,
+// so that a caller can say how to supply it (the CLI names its flag).
+var (
+	// ErrNoSystemPrompt: the journal's model.request shows a system
+	// message, and HistoryConfig.SystemPrompt is empty.
+	ErrNoSystemPrompt = errors.New("the journal does not record the system prompt")
+	// ErrNoCompactor: the journal holds a context.compact, and
+	// HistoryConfig.Compactor is nil.
+	ErrNoCompactor = errors.New("the journal does not record the compactor's settings")
+)
+
 // HistoryError says where a journal and its rebuilt history disagree.
 type HistoryError struct {
 	Sequence int64
@@ -275,11 +289,17 @@ type HistoryError struct {
 	Type     string
 	Pointer  string // the payload field that disagrees, as a JSON pointer
 	Msg      string
+	// Missing is ErrNoSystemPrompt or ErrNoCompactor when the rebuild
+	// lacked that configuration; nil otherwise.
+	Missing error
 }
+
+// Unwrap returns Missing.
+func (e *HistoryError) Unwrap() error { return e.Missing }
 
 func (e *HistoryError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "history: %s %s (sequence %d)", e.Type, e.EventID, e.Sequence)
+	fmt.Fprintf(&b, "history: %s %s (sequence %d)", textsafe.Quote(e.Type), textsafe.Quote(e.EventID), e.Sequence)
 	if e.Pointer != "" {
 		fmt.Fprintf(&b, " at %s", e.Pointer)
 	}
@@ -326,16 +346,18 @@ func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, .
 		}
 		got := Roles(msgs)
 		if strings.Join(want, ",") != strings.Join(got, ",") {
-			hint := ""
+			err := fail("/payload/roles", "the model saw roles [%s], the rebuilt history has [%s]", textsafe.Quote(strings.Join(want, ",")), strings.Join(got, ","))
 			if len(want) > 0 && want[0] == RoleSystem && (len(got) == 0 || got[0] != RoleSystem) {
-				hint = "; the journal does not record the system prompt: set HistoryConfig.SystemPrompt"
+				he := err.(*HistoryError)
+				he.Msg += "; the journal does not record the system prompt: give the one the run used"
+				he.Missing = ErrNoSystemPrompt
 			}
-			return fail("/payload/roles", "the model saw roles [%s], the rebuilt history has [%s]%s", strings.Join(want, ","), strings.Join(got, ","), hint)
+			return err
 		}
 	}
 	if n, ok := p.Get("message_count"); ok {
 		if got, isInt := n.Int64(); !isInt || got != int64(len(msgs)) {
-			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", n.Text(), len(msgs), strings.Join(Roles(msgs), ","))
+			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", textsafe.Quote(n.Text()), len(msgs), strings.Join(Roles(msgs), ","))
 		}
 	}
 	return nil
@@ -357,11 +379,11 @@ func histCheckCompaction(c Compaction, p jsonv.Value, fail func(string, string, 
 			continue
 		}
 		if n, isInt := v.Int64(); !isInt || n != int64(f.got) {
-			return fail("/payload/"+f.key, "the live run recorded %s, the rebuild gives %d", v.Text(), f.got)
+			return fail("/payload/"+f.key, "the live run recorded %s, the rebuild gives %d", textsafe.Quote(v.Text()), f.got)
 		}
 	}
 	if v, ok := p.Get("source_sha256"); ok && v.Text() != c.SourceSHA256 {
-		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", v.Text(), c.SourceSHA256)
+		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", textsafe.Quote(v.Text()), c.SourceSHA256)
 	}
 	return nil
 }

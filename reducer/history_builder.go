@@ -15,6 +15,8 @@ type HistoryBuilder struct {
 	msgs []Message
 	// open is the index of the current turn's assistant message, or -1.
 	open int
+	// size is Size: the bytes the messages hold.
+	size int
 }
 
 // NewHistoryBuilder starts the history of a session: the system message
@@ -22,9 +24,45 @@ type HistoryBuilder struct {
 func NewHistoryBuilder(cfg HistoryConfig) *HistoryBuilder {
 	b := &HistoryBuilder{cfg: cfg, open: -1}
 	if cfg.SystemPrompt != "" {
-		b.msgs = append(b.msgs, Message{Role: RoleSystem, Content: cfg.SystemPrompt})
+		b.push(Message{Role: RoleSystem, Content: cfg.SystemPrompt})
 	}
 	return b
+}
+
+// Size returns the bytes the history's messages hold: their roles,
+// contents, names and IDs, and their tool calls' IDs, names and arguments
+// as JSON. It is what keeping the history costs (a session checkpoint keeps
+// it only up to store.MaxProjectionBytes).
+func (b *HistoryBuilder) Size() int { return b.size }
+
+func (b *HistoryBuilder) push(m Message) {
+	b.msgs = append(b.msgs, m)
+	b.size += messageBytes(m)
+}
+
+func messageBytes(m Message) int {
+	n := len(m.Role) + len(m.Content) + len(m.Name) + len(m.ToolCallID)
+	for _, c := range m.ToolCalls {
+		n += callBytes(c)
+	}
+	return n
+}
+
+func callBytes(c ToolCall) int {
+	n := len(c.ID) + len(c.Name)
+	if c.Arguments.IsValid() {
+		n += len(c.Arguments.AppendJSON(nil))
+	}
+	return n
+}
+
+// sizeOf is Size for msgs.
+func sizeOf(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += messageBytes(m)
+	}
+	return n
 }
 
 // Messages returns the history so far. It is the builder's own slice: use
@@ -33,7 +71,7 @@ func (b *HistoryBuilder) Messages() []Message { return b.msgs }
 
 // Clone returns a builder that shares nothing with b.
 func (b *HistoryBuilder) Clone() *HistoryBuilder {
-	return &HistoryBuilder{cfg: b.cfg, msgs: CloneMessages(b.msgs), open: b.open}
+	return &HistoryBuilder{cfg: b.cfg, msgs: CloneMessages(b.msgs), open: b.open, size: b.size}
 }
 
 // Apply applies the next event (see History for the rules). On error the
@@ -45,7 +83,7 @@ func (b *HistoryBuilder) Apply(e *journal.Event) error {
 	p := e.Payload
 	switch e.Type {
 	case "user.message":
-		b.msgs = append(b.msgs, Message{Role: RoleUser, Content: histString(p, "content")})
+		b.push(Message{Role: RoleUser, Content: histString(p, "content")})
 		b.open = -1
 	case "model.request":
 		if err := histCheckRequest(b.msgs, p, fail); err != nil {
@@ -58,14 +96,14 @@ func (b *HistoryBuilder) Apply(e *journal.Event) error {
 			if err != nil {
 				return err
 			}
-			b.msgs = append(b.msgs, Message{Role: RoleAssistant, Content: histString(p, "content"), ToolCalls: calls})
+			b.push(Message{Role: RoleAssistant, Content: histString(p, "content"), ToolCalls: calls})
 			b.open = len(b.msgs) - 1
 		} else if f, _ := p.Get("final"); f.IsTrue() {
 			calls, err := histCalls(p, fail)
 			if err != nil {
 				return err
 			}
-			b.msgs = append(b.msgs, Message{Role: RoleAssistant, Content: histString(p, "accumulated"), ToolCalls: calls})
+			b.push(Message{Role: RoleAssistant, Content: histString(p, "accumulated"), ToolCalls: calls})
 			b.open = len(b.msgs) - 1
 		}
 	case "tool.request":
@@ -85,9 +123,10 @@ func (b *HistoryBuilder) Apply(e *journal.Event) error {
 		}
 		if !listed {
 			b.msgs[b.open].ToolCalls = append(b.msgs[b.open].ToolCalls, call)
+			b.size += callBytes(call)
 		}
 	case "tool.result":
-		b.msgs = append(b.msgs, Message{
+		b.push(Message{
 			Role:       RoleTool,
 			Content:    ToolResultContent(p),
 			Name:       histString(p, "tool"),
@@ -95,7 +134,9 @@ func (b *HistoryBuilder) Apply(e *journal.Event) error {
 		})
 	case "context.compact":
 		if b.cfg.Compactor == nil {
-			return fail("", "the journal compacts its context here; rebuilding it needs the run's compactor (HistoryConfig.Compactor)")
+			err := fail("", "the journal compacts its context here; rebuilding it needs the compactor settings the run used (trigger, kept messages, summary)")
+			err.(*HistoryError).Missing = ErrNoCompactor
+			return err
 		}
 		c, err := b.cfg.Compactor.Compact(b.msgs)
 		if err != nil {
@@ -105,6 +146,7 @@ func (b *HistoryBuilder) Apply(e *journal.Event) error {
 			return err
 		}
 		b.msgs = c.Messages
+		b.size = sizeOf(b.msgs)
 		b.open = -1
 	case "context.prune":
 		return fail("", "context.prune cannot be replayed: the context budget is not modelled")

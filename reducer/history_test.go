@@ -98,9 +98,9 @@ func TestHistoryFailsWhereTheJournalDisagrees(t *testing.T) {
 		msg     string
 	}{
 		{"system prompt not supplied", s08, HistoryConfig{Compactor: s08Compactor()},
-			"evt-002", "/payload/roles", "HistoryConfig.SystemPrompt"},
+			"evt-002", "/payload/roles", "the journal does not record the system prompt: give the one the run used"},
 		{"compactor not supplied", s08, HistoryConfig{SystemPrompt: s08System},
-			"evt-006", "", "HistoryConfig.Compactor"},
+			"evt-006", "", "needs the compactor settings the run used"},
 		{"another summary", s08, HistoryConfig{SystemPrompt: s08System, Compactor: &Compactor{TriggerChars: 260, Summarize: FixedSummary("Shorter.")}},
 			"evt-006", "/payload/final_chars", "the live run recorded 232"},
 		{"another system prompt", s08, HistoryConfig{SystemPrompt: "Be brief.", Compactor: s08Compactor()},
@@ -121,6 +121,15 @@ func TestHistoryFailsWhereTheJournalDisagrees(t *testing.T) {
 			}
 			if he.EventID != tc.eventID || he.Pointer != tc.pointer || !strings.Contains(he.Error(), tc.msg) {
 				t.Errorf("err = %q (event %s, pointer %q); want event %s, pointer %q, mentioning %q", he, he.EventID, he.Pointer, tc.eventID, tc.pointer, tc.msg)
+			}
+			// What was missing is typed, so that a caller can name its
+			// own way to supply it; the message names no Go field.
+			wantMissing := map[string]error{"system prompt not supplied": ErrNoSystemPrompt, "compactor not supplied": ErrNoCompactor}[tc.name]
+			if he.Missing != wantMissing || (wantMissing != nil && !errors.Is(err, wantMissing)) {
+				t.Errorf("Missing = %v, want %v", he.Missing, wantMissing)
+			}
+			if strings.Contains(he.Error(), "HistoryConfig") {
+				t.Errorf("the message names a Go field: %q", he)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package reducer
 
-// Session resume (seed 000): continue a stored session in a new run.
+// Session resume (chapter 20 of the TypeScript harness): continue a stored
+// session in a new run.
 //
 // Resume re-reads the session file (no cache), rebuilds the model-visible
 // history with History (replaying every context.compact), answers every
@@ -24,9 +25,11 @@ package reducer
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/journal/store"
@@ -87,17 +90,32 @@ type Resumed struct {
 	// Rebuilt says how ResumeWriter rebuilt the history: from the
 	// checkpoint's projection and the events after it, or from every event.
 	Rebuilt SessionHistory
+	// Checkpoint says how the writer opened the session: from its
+	// checkpoint, or why an existing checkpoint was ignored.
+	Checkpoint store.CheckpointUse
+	// TornTail is what Resume repaired when it opened the session
+	// (ResumeOptions.Repair): the torn last line moved aside to its side
+	// file. nil when there was nothing to repair, and from ResumeWriter.
+	TornTail *store.Report
 }
 
 // ResumeError is a resume that could not be done; nothing was written.
+// Err, when set, is the cause: a *HistoryError, ErrEmptySession, or the
+// store's error for an event of the resume that the session rejects
+// (errors.Is(err, store.ErrRejected)).
 type ResumeError struct {
 	SessionID string
 	Msg       string
 	Err       error
 }
 
+// ErrEmptySession: the session holds no event, so there is no run to
+// resume and no provenance to copy for the new one (unless
+// ResumeOptions.Provenance supplies it).
+var ErrEmptySession = errors.New("the session holds no event")
+
 func (e *ResumeError) Error() string {
-	s := fmt.Sprintf("resume session %s: %s", e.SessionID, e.Msg)
+	s := fmt.Sprintf("resume session %s: %s", textsafe.Quote(e.SessionID), e.Msg)
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
@@ -108,14 +126,24 @@ func (e *ResumeError) Unwrap() error { return e.Err }
 
 // Resume opens session sessionID in st, resumes it (ResumeWriter) and
 // closes it. An unknown session is store.ErrNotFound ("session not found:
-// <id>") and creates no file.
+// <id>") and creates no file. When opening repaired a torn tail
+// (opts.Repair) and the resume then failed, the error comes with a
+// Resumed that holds only SessionID and TornTail: the repair stands.
 func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, error) {
 	w, err := st.OpenWriter(sessionID, store.WriterOptions{Repair: opts.Repair})
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	return ResumeWriter(w, opts)
+	res, err := ResumeWriter(w, opts)
+	if r := w.Repaired(); r != nil {
+		if err != nil {
+			// The repair is done and stays done: say so with the error.
+			return &Resumed{SessionID: sessionID, TornTail: r}, err
+		}
+		res.TornTail = r
+	}
+	return res, err
 }
 
 // ResumeWriter resumes the session w holds and leaves w open, so that the
@@ -123,7 +151,11 @@ func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, er
 // w.Position().NextSequence, parent_event_id w.Position().LastEventID and
 // event_id w.NextEventID() (event IDs are unique across the session, so a
 // resumed run cannot restart at evt-000). The events are PlanResume's for
-// the file as it stands, appended in one group commit.
+// the file as it stands, appended all or nothing in one group commit
+// (store.Writer.AppendGroup): when the session would reject any of them
+// (a repair result longer than a line may be, a timestamp the schema
+// refuses, ...), nothing is written and the error is a *ResumeError
+// wrapping the store's.
 //
 // The history is rebuilt from the file: from the resume history that the
 // session's checkpoint keeps (when it was made with the same history
@@ -131,7 +163,7 @@ func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, er
 // history after the resume becomes the projection of w's next checkpoint
 // (written by Close), so the next resume reads only what follows.
 func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
-	rs, how, err := sessionState(w, opts.History)
+	rs, how, err := sessionState(w, opts.History, false)
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +172,18 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 	if err != nil {
 		return nil, err
 	}
-	acks, err := w.AppendEvents(res.Appended)
+	lines := make([][]byte, len(res.Appended))
+	for i := range res.Appended {
+		lines[i] = res.Appended[i].Value().AppendJSON(nil)
+	}
+	acks, err := w.AppendGroup(lines)
+	if errors.Is(err, store.ErrRejected) || errors.Is(err, store.ErrConflict) {
+		return nil, &ResumeError{SessionID: w.SessionID(), Msg: "the session rejects an event of the resume, so nothing was written", Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
-	res.Acks, res.Offset, res.Rebuilt = acks, pos.Size, how
+	res.Acks, res.Offset, res.Rebuilt, res.Checkpoint = acks, pos.Size, how, w.OpenedFrom()
 	// Only an acceleration: a projection that cannot be set is not kept.
 	_ = setProjection(w, after, opts.History)
 	return res, nil
@@ -158,7 +197,7 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 // zero.
 func PlanResume(events []journal.Event, opts ResumeOptions) (*Resumed, error) {
 	if len(events) == 0 {
-		return nil, &ResumeError{Msg: "the session holds no event"}
+		return nil, &ResumeError{Msg: "there is no run to resume", Err: ErrEmptySession}
 	}
 	id := events[0].SessionID
 	runs := map[string]bool{}
@@ -200,7 +239,7 @@ func planResume(id string, rs *resumeState, n int, taken, hasRun func(string) bo
 	case rs.lastProv != nil:
 		prov = *rs.lastProv
 	default:
-		return fail("the session holds no event to copy the provenance from; set ResumeOptions.Provenance", nil)
+		return fail("there is no run to resume and no provenance to copy for the new one", ErrEmptySession)
 	}
 	prov.RunID = res.RunID
 	harness := journal.Actor{Kind: "harness", ID: prov.AgentID}

@@ -60,7 +60,7 @@ func newBenchSession(b *testing.B, dir string, prior int) *benchSession {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := reducer.CheckpointSession(w, genConfig); err != nil {
+	if _, _, err := reducer.CheckpointSession(w, genConfig); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

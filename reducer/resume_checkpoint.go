@@ -228,6 +228,7 @@ func unmarshalResumeState(cfg HistoryConfig, b []byte) (*resumeState, error) {
 	if d.err != nil || len(d.b) != 0 || r.hist.open < -1 || r.hist.open >= len(r.hist.msgs) {
 		return nil, errProjection
 	}
+	r.hist.size = sizeOf(r.hist.msgs)
 	return r, nil
 }
 
@@ -238,12 +239,28 @@ type SessionHistory struct {
 	FromProjection bool
 	Offset         int64 // where reading started
 	Read           int   // events read
+	// TooLarge: the history is larger than a checkpoint keeps
+	// (projectionLimit), so it is not kept: the next resume rebuilds it
+	// from the file (from an older projection, when one is kept).
+	TooLarge bool
 }
+
+// projectionLimit is the largest history (HistoryBuilder.Size) kept as a
+// checkpoint's projection: the store's limit, less room for the rest of
+// the resume state (a variable so that tests can lower it).
+var projectionLimit = store.MaxProjectionBytes - 1<<20
+
+// errStop stops a rebuild that cannot be kept.
+var errStop = errors.New("stop")
 
 // sessionState rebuilds the resume state of the session w holds: from the
 // checkpoint's projection (when its key is cfg's) and the events after it,
-// else from every event. The events are read from the file.
-func sessionState(w *store.Writer, cfg HistoryConfig) (*resumeState, SessionHistory, error) {
+// else from every event. The events are read from the file. With
+// stopTooLarge the rebuild stops as soon as the history is larger than a
+// checkpoint keeps and can never shrink again (there is no compactor), and
+// rs is nil: CheckpointSession has no use for it, and reading on would
+// only cost memory.
+func sessionState(w *store.Writer, cfg HistoryConfig, stopTooLarge bool) (*resumeState, SessionHistory, error) {
 	rs := newResumeState(cfg)
 	var how SessionHistory
 	if p := w.Projection(); p != nil && p.Key == historyKey(cfg) {
@@ -258,20 +275,33 @@ func sessionState(w *store.Writer, cfg HistoryConfig) (*resumeState, SessionHist
 			herr = err
 			return err
 		}
+		if stopTooLarge && cfg.Compactor == nil && rs.hist.Size() > projectionLimit {
+			return errStop
+		}
 		return nil
 	})
+	if err == errStop {
+		how.TooLarge = true
+		return nil, how, nil
+	}
 	if herr != nil {
 		return nil, how, &ResumeError{SessionID: w.SessionID(), Msg: "cannot rebuild the model-visible history", Err: herr}
 	}
 	if err != nil {
 		return nil, how, err
 	}
+	how.TooLarge = rs.hist.Size() > projectionLimit
 	return rs, how, nil
 }
 
 // setProjection keeps rs, the state at the session's end, as the
-// projection of w's next checkpoint.
+// projection of w's next checkpoint, unless it is too large to keep (then
+// the projection the writer has, if any, stays: it is still a valid
+// starting point, older).
 func setProjection(w *store.Writer, rs *resumeState, cfg HistoryConfig) error {
+	if rs == nil || rs.hist.Size() > projectionLimit {
+		return nil
+	}
 	pos := w.Position()
 	return w.SetProjection(&store.Projection{Key: historyKey(cfg), Lines: pos.Events, Offset: pos.Size, Data: rs.marshal()})
 }
@@ -280,14 +310,18 @@ func setProjection(w *store.Writer, rs *resumeState, cfg HistoryConfig) error {
 // resume history at its end as projection (rebuilt from the previous
 // projection and the events after it), so that the next resume reads only
 // the events appended after this call. cfg is the history configuration
-// the resumes will use.
-func CheckpointSession(w *store.Writer, cfg HistoryConfig) (SessionHistory, error) {
-	rs, how, err := sessionState(w, cfg)
+// the resumes will use. A history larger than a checkpoint keeps
+// (SessionHistory.TooLarge) is left out; without a compactor the rebuild
+// then stops as soon as it is that large. Nothing is written for a session
+// without events (CheckpointWritten.Written is false).
+func CheckpointSession(w *store.Writer, cfg HistoryConfig) (SessionHistory, store.CheckpointWritten, error) {
+	rs, how, err := sessionState(w, cfg, true)
 	if err != nil {
-		return how, err
+		return how, store.CheckpointWritten{}, err
 	}
 	if err := setProjection(w, rs, cfg); err != nil {
-		return how, err
+		return how, store.CheckpointWritten{}, err
 	}
-	return how, w.WriteCheckpoint()
+	cw, err := w.WriteCheckpoint()
+	return how, cw, err
 }

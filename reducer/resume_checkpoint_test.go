@@ -68,7 +68,7 @@ func checkpointSession(t testing.TB, st *store.Store, id string, cfg reducer.His
 		t.Fatal(err)
 	}
 	defer w.Close()
-	how, err := reducer.CheckpointSession(w, cfg)
+	how, _, err := reducer.CheckpointSession(w, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

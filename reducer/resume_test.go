@@ -369,15 +369,40 @@ func TestResumeFreshSession(t *testing.T) {
 		t.Fatalf("history:\n%s\nlive:\n%s", wire(res.History), wire(run.History))
 	}
 
-	w, err = st.OpenWriter("empty", store.WriterOptions{Create: true})
-	if err != nil {
+	// A session file without events (the store never leaves one, but a
+	// file can be made empty outside it) resumes into its first run.
+	path, _ := st.Path("empty")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
 	prov := run.Events[0].Provenance
 	first := resume(t, st, "empty", reducer.ResumeOptions{RunID: "run-1", Message: "Hello.", Provenance: &prov, Timestamp: fixedClock})
 	if first.PreviousRunID != "" || types(first.Appended) != "session.start,user.message" || first.Appended[0].Payload.Has("resumed") {
 		t.Fatalf("first run of an empty session: %+v", first)
+	}
+	// So does a session a writer is about to create: the file appears
+	// with the run's first events.
+	w, err = st.OpenWriter("new", store.WriterOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = reducer.ResumeWriter(w, reducer.ResumeOptions{RunID: "run-1", Message: "Hello.", Provenance: &prov, Timestamp: fixedClock})
+	w.Close()
+	if err != nil || types(res.Appended) != "session.start,user.message" {
+		t.Fatalf("first run of a new session: %+v, %v", res, err)
+	}
+	if _, err := st.Check("new", false); err != nil {
+		t.Fatal(err)
+	}
+	// Without a provenance to copy, an empty session cannot be resumed;
+	// the error is typed and names no Go field.
+	path, _ = st.Path("empty2")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = reducer.Resume(st, "empty2", reducer.ResumeOptions{})
+	if !errors.Is(err, reducer.ErrEmptySession) || strings.Contains(err.Error(), "ResumeOptions") {
+		t.Fatalf("empty session without provenance: %v", err)
 	}
 }
 

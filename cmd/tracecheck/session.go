@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/journal/store"
@@ -47,6 +52,33 @@ func storeFlags(fs *pflag.FlagSet) (dir, session *string) {
 	return dir, session
 }
 
+// q quotes a string that came from input for text output.
+func q(s string) string { return textsafe.Quote(s) }
+
+// rangedInt is an integer flag with an allowed range; a value outside it
+// (or not an integer) is a usage error that says the range.
+type rangedInt struct {
+	v        *int
+	min, max int
+}
+
+func newRangedInt(fs *pflag.FlagSet, name string, value, min, max int, usage string) *int {
+	v := value
+	fs.Var(&rangedInt{v: &v, min: min, max: max}, name, fmt.Sprintf("%s (%d to %d)", usage, min, max))
+	return &v
+}
+
+func (r *rangedInt) String() string { return strconv.Itoa(*r.v) }
+func (r *rangedInt) Type() string   { return "int" }
+func (r *rangedInt) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < int64(r.min) || n > int64(r.max) {
+		return fmt.Errorf("must be an integer from %d to %d", r.min, r.max)
+	}
+	*r.v = int(n)
+	return nil
+}
+
 // sessionExit maps a store error to an exit code.
 func sessionExit(err error) int {
 	switch {
@@ -63,8 +95,22 @@ func hint(err error) string {
 		return " (rerun with --repair)"
 	case errors.Is(err, store.ErrLocked):
 		return " (one writer per session: wait for it to finish)"
+	case errors.Is(err, reducer.ErrNoSystemPrompt):
+		return " (pass it with --system-prompt)"
+	case errors.Is(err, reducer.ErrNoCompactor):
+		return " (pass them with --compact-trigger, --compact-keep and --compact-summary)"
+	case errors.Is(err, reducer.ErrEmptySession):
+		return " (a resume continues a session's runs: append the first run with 'tracecheck session append')"
 	}
 	return ""
+}
+
+// noteCheckpoint says on stderr that an existing checkpoint was ignored,
+// and why (the whole file was read instead).
+func noteCheckpoint(e *env, cmd string, use store.CheckpointUse) {
+	if use.Ignored != "" {
+		fmt.Fprintf(e.stderr, "%s %s: checkpoint %s ignored, the whole session file was read: %s\n", programName, cmd, q(use.Path), use.Ignored)
+	}
 }
 
 func runSessionAppend(e *env, args []string) int {
@@ -77,19 +123,18 @@ func runSessionAppend(e *env, args []string) int {
 			"first rejected event stops the command with exit 1 and a message naming its\n"+
 			"stdin line; every event before it stays stored.\n\n"+
 			"--batch N is group commit: up to N lines already waiting on stdin are written\n"+
-			"with one fsync and acknowledged after it (it never waits for more input).")
+			"with one fsync and acknowledged after it (it never waits for more input).\n\n"+
+			"The session file is created with the first accepted event: a call that\n"+
+			"accepts none leaves no file. Session files, checkpoints and side files are\n"+
+			"opened only as regular files, never through a symbolic link.")
 	dir, session := storeFlags(fs)
-	batch := fs.Int("batch", 1, "group commit: write and fsync up to `N` waiting events at a time")
+	batch := newRangedInt(fs, "batch", 1, 1, maxBatch, "group commit: write and fsync up to `N` waiting events at a time")
 	repair := fs.Bool("repair", false, "repair a torn tail before appending")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
 	if code, ok := needStore(e, fs, *dir, *session, true); !ok {
 		return code
-	}
-	if *batch < 1 {
-		fmt.Fprintf(e.stderr, "%s session append: --batch must be at least 1\n", programName)
-		return exitUsage
 	}
 	st, err := store.Create(*dir)
 	if err != nil {
@@ -105,8 +150,10 @@ func runSessionAppend(e *env, args []string) int {
 	if r := w.Repaired(); r != nil {
 		fmt.Fprintf(e.stderr, "%s session append: repaired %s\n", programName, describeRepair(r))
 	}
+	noteCheckpoint(e, "session append", w.OpenedFrom())
 
 	out := bufio.NewWriter(e.stdout)
+	acked := 0 // by this call
 	in := newLineReader(e.stdin)
 	var lines [][]byte
 	var nums []int
@@ -128,11 +175,12 @@ func runSessionAppend(e *env, args []string) int {
 			return exitOK
 		}
 		acks, err := w.AppendBatch(lines)
+		acked += len(acks)
 		for _, a := range acks {
 			if a.Duplicate {
-				fmt.Fprintf(out, "ack %s duplicate\n", a.EventID)
+				fmt.Fprintf(out, "ack %s duplicate\n", q(a.EventID))
 			} else {
-				fmt.Fprintf(out, "ack %s\n", a.EventID)
+				fmt.Fprintf(out, "ack %s\n", q(a.EventID))
 			}
 		}
 		if ferr := out.Flush(); ferr != nil {
@@ -146,7 +194,11 @@ func runSessionAppend(e *env, args []string) int {
 			}
 			fmt.Fprintf(e.stderr, "%s session append: %s%v\n", programName, where, err)
 			if errors.Is(err, store.ErrRejected) || errors.Is(err, store.ErrConflict) {
-				fmt.Fprintf(e.stderr, "%s session append: nothing from that line on was written; the %d event(s) acknowledged before it are stored\n", programName, w.Position().Events)
+				msg := "nothing from that line on was written"
+				if acked > 0 {
+					msg += fmt.Sprintf("; the %d event(s) this call acknowledged before it are stored", acked)
+				}
+				fmt.Fprintf(e.stderr, "%s session append: %s\n", programName, msg)
 			}
 			return exitFailed
 		}
@@ -225,9 +277,13 @@ func (l *lineReader) next() ([]byte, int, error) {
 	}
 }
 
+// maxBatch bounds --batch: a batch takes only the lines already buffered,
+// so a larger N would change nothing.
+const maxBatch = 1_000_000
+
 func describeRepair(r *store.Report) string {
 	return fmt.Sprintf("%s: torn tail of %d bytes at line %d (offset %d) kept in %s; file truncated to %d complete events",
-		r.SessionID, len(r.Torn.Bytes), r.Torn.Line, r.Torn.Offset, r.SideFile, r.Events)
+		q(r.SessionID), len(r.Torn.Bytes), r.Torn.Line, r.Torn.Offset, q(r.SideFile), r.Events)
 }
 
 func runSessionCheck(e *env, args []string) int {
@@ -238,8 +294,10 @@ func runSessionCheck(e *env, args []string) int {
 			"tail (a last line without its newline, left by a crash mid-write) is reported;\n"+
 			"with --repair its bytes are kept in <file>.torn-<offset> and the file is\n"+
 			"truncated to its last complete event. Any other bad line is an error naming\n"+
-			"it, never repaired. Exit 0 when every session is valid (after repairs), 1 when\n"+
-			"any is not or is locked by a writer, 2 on usage errors or an unknown session.")
+			"it, never repaired. An entry under a session's file name that is not a regular\n"+
+			"file (a symbolic link, a FIFO, a directory) is reported, never followed.\n"+
+			"Exit 0 when every session is valid (after repairs), 1 when any is not or is\n"+
+			"locked by a writer, 2 on usage errors or an unknown session.")
 	dir, session := storeFlags(fs)
 	repair := fs.Bool("repair", false, "repair torn tails")
 	if code, ok := parseFlags(e, fs, args); !ok {
@@ -260,7 +318,7 @@ func runSessionCheck(e *env, args []string) int {
 			return exitFailed
 		}
 		if len(ids) == 0 {
-			fmt.Fprintf(e.stdout, "no sessions in %s\n", *dir)
+			fmt.Fprintf(e.stdout, "no sessions in %s\n", q(*dir))
 			return exitOK
 		}
 	}
@@ -268,7 +326,7 @@ func runSessionCheck(e *env, args []string) int {
 	for _, id := range ids {
 		rep, err := st.Check(id, *repair)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "%v%s\n", err, hint(err))
+			fmt.Fprintf(e.stderr, "%s session check: %v%s\n", programName, err, hint(err))
 			if code := sessionExit(err); code > status {
 				status = code
 			}
@@ -277,7 +335,7 @@ func runSessionCheck(e *env, args []string) int {
 		if rep.SideFile != "" {
 			fmt.Fprintf(e.stdout, "repaired %s\n", describeRepair(rep))
 		}
-		fmt.Fprintf(e.stdout, "ok %s: %d events in %d run(s)%s\n", id, rep.Events, len(rep.Runs), describeRuns(rep.Runs))
+		fmt.Fprintf(e.stdout, "ok %s: %d events in %d run(s)%s\n", q(id), rep.Events, len(rep.Runs), describeRuns(rep.Runs))
 	}
 	return status
 }
@@ -288,21 +346,23 @@ func describeRuns(runs []store.Run) string {
 	}
 	parts := make([]string, len(runs))
 	for i, r := range runs {
-		parts[i] = fmt.Sprintf("%s %d", r.RunID, r.Events)
+		parts[i] = fmt.Sprintf("%s %d", q(r.RunID), r.Events)
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func runSessionResume(e *env, args []string) int {
 	fs := newFlags(e, "session resume", "session resume --dir DIR --session ID [--message TEXT] [--run-id ID] [flags]",
-		"Resume session ID in a new run (seed 000). The model-visible history is rebuilt\n"+
-			"from the file alone, replaying context.compact; every tool call left without a\n"+
-			"result is answered by a synthesized tool.result (ok false, the same\n"+
-			"tool_call_id, error_type SessionResumeInterrupted, error \"Error\n"+
-			"[SESSION_RESUME_INTERRUPTED]: ...\"). Appended, as the new run's first events:\n"+
-			"session.start {..., \"resumed\": true, \"resumes_run_id\": <previous run>}, the\n"+
-			"repairs, and user.message --message when given. Nothing already in the file is\n"+
-			"changed. Prints the new run_id, what was repaired and appended, and the full\n"+
+		"Resume session ID in a new run (chapter 20 of the TypeScript harness). The\n"+
+			"model-visible history is rebuilt from the file alone, replaying\n"+
+			"context.compact; every tool call left without a result is answered by a\n"+
+			"synthesized tool.result (ok false, the same tool_call_id, error_type\n"+
+			"SessionResumeInterrupted, error \"Error [SESSION_RESUME_INTERRUPTED]: ...\").\n"+
+			"Appended, as the new run's first events: session.start {..., \"resumed\": true,\n"+
+			"\"resumes_run_id\": <previous run>}, the repairs, and user.message --message\n"+
+			"when given, all or nothing: when the session would reject any of them, nothing\n"+
+			"is written. Nothing already in the file is changed. Prints the new run_id, a\n"+
+			"torn tail moved aside (--repair), what was repaired and appended, and the full\n"+
 			"history the new run starts from.\n\n"+
 			"The journal does not record the system prompt or the compaction summary:\n"+
 			"pass the run's --system-prompt and, for a session that compacted, its\n"+
@@ -312,7 +372,7 @@ func runSessionResume(e *env, args []string) int {
 	runID := fs.String("run-id", "", "the new run's run_id (default: run-<12 random hex digits>)")
 	repair := fs.Bool("repair", false, "repair a torn tail first")
 	history := historyFlags(fs)
-	clock := fs.String("clock", "", "timestamps `T0`+sequence seconds (RFC 3339) instead of the wall clock")
+	clock := fs.String("clock", "", "timestamps `T0`+sequence seconds (RFC 3339, such as 2026-08-11T00:00:00Z) instead of the wall clock")
 	asJSON := fs.Bool("json", false, "print the outcome as one JSON object")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -324,8 +384,7 @@ func runSessionResume(e *env, args []string) int {
 	if *clock != "" {
 		t0, err := time.Parse(time.RFC3339, *clock)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "%s session resume: --clock: %v\n", programName, err)
-			return exitUsage
+			return usageError(e, "session resume", "--clock: %s is not an RFC 3339 time such as 2026-08-11T00:00:00Z", q(*clock))
 		}
 		opts.Timestamp = func(seq int64) string {
 			return t0.Add(time.Duration(seq) * time.Second).UTC().Format(time.RFC3339)
@@ -338,23 +397,30 @@ func runSessionResume(e *env, args []string) int {
 	}
 	res, err := reducer.Resume(st, *session, opts)
 	if err != nil {
+		if res != nil && res.TornTail != nil {
+			fmt.Fprintf(e.stderr, "%s session resume: repaired %s\n", programName, describeRepair(res.TornTail))
+		}
 		fmt.Fprintf(e.stderr, "%s session resume: %v%s\n", programName, err, hint(err))
 		return sessionExit(err)
 	}
+	noteCheckpoint(e, "session resume", res.Checkpoint)
 	if *asJSON {
 		e.stdout.Write(append(resumedValue(res).AppendJSON(nil), '\n'))
 		return exitOK
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "run_id: %s\n", res.RunID)
+	if r := res.TornTail; r != nil {
+		fmt.Fprintf(w, "repaired %s\n", describeRepair(r))
+	}
+	fmt.Fprintf(w, "run_id: %s\n", q(res.RunID))
 	if res.PreviousRunID != "" {
-		fmt.Fprintf(w, "resumes_run_id: %s\n", res.PreviousRunID)
+		fmt.Fprintf(w, "resumes_run_id: %s\n", q(res.PreviousRunID))
 	}
 	for _, c := range res.Repaired {
-		fmt.Fprintf(w, "repaired: %s (%s): answered with %s\n", c.ID, c.Name, reducer.InterruptedToolErrorType)
+		fmt.Fprintf(w, "repaired: %s (%s): answered with %s\n", q(c.ID), q(c.Name), reducer.InterruptedToolErrorType)
 	}
 	for _, ev := range res.Appended {
-		fmt.Fprintf(w, "appended: %s %s (sequence %d)\n", ev.EventID, ev.Type, ev.Sequence)
+		fmt.Fprintf(w, "appended: %s %s (sequence %d)\n", q(ev.EventID), q(ev.Type), ev.Sequence)
 	}
 	fmt.Fprintf(w, "history: %d messages\n", len(res.History))
 	for i, m := range res.History {
@@ -367,8 +433,8 @@ func runSessionResume(e *env, args []string) int {
 // does not record, and returns a function that reads them.
 func historyFlags(fs *pflag.FlagSet) func() reducer.HistoryConfig {
 	system := fs.String("system-prompt", "", "the system prompt the session's runs used")
-	trigger := fs.Int("compact-trigger", 0, "the compactor's trigger_chars (`N`)")
-	keep := fs.Int("compact-keep", 0, "the compactor's keep_recent_messages (`N`)")
+	trigger := newRangedInt(fs, "compact-trigger", 0, 0, math.MaxInt32, "the compactor's trigger_chars (`N`)")
+	keep := newRangedInt(fs, "compact-keep", 0, 0, math.MaxInt32, "the compactor's keep_recent_messages (`N`)")
 	summary := fs.String("compact-summary", "", "the compactor's (fixed) summary `TEXT`")
 	return func() reducer.HistoryConfig {
 		cfg := reducer.HistoryConfig{SystemPrompt: *system}
@@ -415,38 +481,61 @@ func runSessionCheckpoint(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "repaired %s\n", describeRepair(r))
 	}
 	use := w.OpenedFrom()
-	how, err := reducer.CheckpointSession(w, history())
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session checkpoint: %v\n", programName, err)
-		return exitFailed
-	}
-	pos := w.Position()
 	switch {
 	case use.Used:
 		fmt.Fprintf(e.stdout, "opened from the previous checkpoint (%d events) and %d after it\n", use.Lines, use.TailLines)
 	case use.Ignored != "":
 		fmt.Fprintf(e.stdout, "previous checkpoint ignored: %s\n", use.Ignored)
 	}
+	if w.Position().Events == 0 {
+		fmt.Fprintf(e.stdout, "session %s holds no event: no checkpoint written\n", q(*session))
+		return exitOK
+	}
+	how, cw, err := reducer.CheckpointSession(w, history())
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s session checkpoint: %v%s\n", programName, err, hint(err))
+		return exitFailed
+	}
 	from := "every event"
 	if how.FromProjection {
 		from = "the previous checkpoint's history"
 	}
-	fmt.Fprintf(e.stdout, "history rebuilt from %s and %d event(s)\n", from, how.Read)
-	fmt.Fprintf(e.stdout, "checkpoint %s: %d events, %d bytes, %d run(s)\n", use.Path, pos.Events, pos.Size, len(w.Runs()))
+	if how.TooLarge {
+		fmt.Fprintf(e.stdout, "history not kept: larger than the %d bytes a checkpoint keeps (resume rebuilds it from the file)\n", store.MaxProjectionBytes)
+	} else {
+		fmt.Fprintf(e.stdout, "history rebuilt from %s and %d event(s)\n", from, how.Read)
+	}
+	if cw.ProjectionDropped {
+		fmt.Fprintf(e.stdout, "history left out: the checkpoint would have been larger than %d bytes with it\n", store.MaxCheckpointBytes)
+	}
+	fmt.Fprintf(e.stdout, "checkpoint %s: %d events, %d bytes, %d run(s)\n", q(cw.Path), cw.Events, cw.Size, cw.Runs)
 	return exitOK
 }
 
 func describeMessage(m reducer.Message) string {
 	var b strings.Builder
-	b.WriteString(m.Role)
+	b.WriteString(q(m.Role))
 	if m.Name != "" || m.ToolCallID != "" {
-		fmt.Fprintf(&b, " %s %s", m.Name, m.ToolCallID)
+		fmt.Fprintf(&b, " %s %s", q(m.Name), q(m.ToolCallID))
 	}
 	fmt.Fprintf(&b, ": %q", m.Content)
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, " [call %s %s %s]", c.ID, c.Name, c.ArgumentsValue().AppendJSON(nil))
+		fmt.Fprintf(&b, " [call %s %s %s]", q(c.ID), q(c.Name), jsonText(c.ArgumentsValue().AppendJSON(nil)))
 	}
 	return b.String()
+}
+
+// jsonText returns compact JSON as it is when it displays as written (its
+// encoding already escapes control characters), else quoted: a string in
+// it may hold a bidirectional or other formatting character.
+func jsonText(b []byte) string {
+	s := string(b)
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.Is(unicode.Cf, r) || (!unicode.IsPrint(r) && r != ' ') {
+			return q(s)
+		}
+	}
+	return s
 }
 
 func resumedValue(r *reducer.Resumed) jsonv.Value {
@@ -474,6 +563,16 @@ func resumedValue(r *reducer.Resumed) jsonv.Value {
 	if r.PreviousRunID != "" {
 		prev = jsonv.Str(r.PreviousRunID)
 	}
+	torn := jsonv.NullValue()
+	if t := r.TornTail; t != nil {
+		torn = jsonv.Obj(
+			jsonv.M("line", jsonv.Int(int64(t.Torn.Line))),
+			jsonv.M("offset", jsonv.Int(t.Torn.Offset)),
+			jsonv.M("bytes", jsonv.Int(int64(len(t.Torn.Bytes)))),
+			jsonv.M("side_file", jsonv.Str(t.SideFile)),
+			jsonv.M("events_kept", jsonv.Int(int64(t.Events))),
+		)
+	}
 	return jsonv.Obj(
 		jsonv.M("session_id", jsonv.Str(r.SessionID)),
 		jsonv.M("run_id", jsonv.Str(r.RunID)),
@@ -481,5 +580,6 @@ func resumedValue(r *reducer.Resumed) jsonv.Value {
 		jsonv.M("repaired_tool_call_ids", jsonv.StrArr(repaired)),
 		jsonv.M("appended_event_ids", jsonv.StrArr(appended)),
 		jsonv.M("history", jsonv.Arr(hist...)),
+		jsonv.M("repaired_torn_tail", torn),
 	)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tracecheck/tracecheck/journal/store"
 )
 
@@ -26,6 +28,18 @@ func sessionFile(t *testing.T, dir string) string {
 	t.Helper()
 	name, _ := store.FileName("session-s03-tool-dispatch")
 	return filepath.Join(dir, name)
+}
+
+// fixtureStore writes the whole fixture session as a new store's file and
+// returns the store and the file's bytes.
+func fixtureStore(t *testing.T) (string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	data := []byte(strings.Join(fixtureLines(t), "") + "\n")
+	if err := os.WriteFile(sessionFile(t, dir), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, data
 }
 
 func TestSessionHelp(t *testing.T) {
@@ -74,7 +88,8 @@ func TestSessionAppend(t *testing.T) {
 			if code != exitFailed || stdout != "ack evt-002 duplicate\nack evt-003\nack evt-004\n" {
 				t.Fatalf("code %d stdout %q stderr %q", code, stdout, stderr)
 			}
-			if !strings.Contains(stderr, "stdin line 4: session session-s03-tool-dispatch: event evt-009 rejected: SEQUENCE_GAP") {
+			if !strings.Contains(stderr, "stdin line 4: session session-s03-tool-dispatch: event evt-009 rejected: SEQUENCE_GAP") ||
+				!strings.HasSuffix(stderr, "the 3 event(s) this call acknowledged before it are stored\n") {
 				t.Fatalf("stderr %q", stderr)
 			}
 			got, err := os.ReadFile(sessionFile(t, dir))
@@ -94,7 +109,8 @@ func TestSessionAppendConflictAndLock(t *testing.T) {
 	}
 	conflict := strings.Replace(lines[0], `"max_turns":8`, `"max_turns":9`, 1)
 	code, stdout, stderr := runCmd(t, conflict, args...)
-	if code != exitFailed || stdout != "" || !strings.Contains(stderr, "stdin line 1:") || !strings.Contains(stderr, "EVENT_ID_CONFLICT") {
+	if code != exitFailed || stdout != "" || !strings.Contains(stderr, "stdin line 1:") || !strings.Contains(stderr, "EVENT_ID_CONFLICT") ||
+		strings.Contains(stderr, "acknowledged") {
 		t.Fatalf("conflict: %d %q %q", code, stdout, stderr)
 	}
 	st, _ := store.Open(dir)
@@ -118,7 +134,7 @@ func TestSessionCheckAndRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runCmd(t, "", "session", "check", "--dir", dir)
-	if code != exitFailed || !strings.Contains(stderr, ":5: TORN_TAIL") || !strings.Contains(stderr, "--repair") {
+	if code != exitFailed || !strings.HasPrefix(stderr, "tracecheck session check: "+path+":5: TORN_TAIL") || !strings.Contains(stderr, "--repair") {
 		t.Fatalf("torn: %d %q %q", code, stdout, stderr)
 	}
 	code, stdout, stderr = runCmd(t, "", "session", "check", "--dir", dir, "--session", "session-s03-tool-dispatch", "--repair")
@@ -146,7 +162,7 @@ func TestSessionCheckAndRepair(t *testing.T) {
 		t.Fatal("a corrupt file was changed")
 	}
 	code, _, stderr = runCmd(t, "", "session", "check", "--dir", dir, "--session", "nope")
-	if code != exitUsage || !strings.Contains(stderr, "session not found: nope") {
+	if code != exitUsage || stderr != "tracecheck session check: session not found: nope\n" {
 		t.Fatalf("unknown: %d %q", code, stderr)
 	}
 }
@@ -244,5 +260,329 @@ func TestSessionCheckpoint(t *testing.T) {
 	code, _, stderr = runCmd(t, "", "session", "checkpoint", "--dir", dirs[0], "--session", "nope")
 	if code != exitUsage || !strings.Contains(stderr, "session not found: nope") {
 		t.Fatalf("unknown: %d %q", code, stderr)
+	}
+}
+
+// linkedStore makes the issue's attack: a store whose file for the
+// fixture's session is a symbolic link to a file outside it holding the
+// first four events and a torn tail (which a repair through the link
+// would truncate). It returns the store, the victim and its bytes.
+func linkedStore(t *testing.T) (string, string, []byte) {
+	t.Helper()
+	lines := fixtureLines(t)
+	victim := filepath.Join(t.TempDir(), "victim")
+	data := []byte(strings.Join(lines[:4], "") + lines[4][:50])
+	if err := os.WriteFile(victim, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(victim, sessionFile(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, victim, data
+}
+
+// No session command follows a link planted under a session's name: each
+// fails (exit 1) naming the file and saying it is a link, and the file the
+// link points to is untouched byte for byte. Checking the whole store
+// reports it too, instead of skipping it.
+func TestSessionCommandsRefuseLinks(t *testing.T) {
+	lines := fixtureLines(t)
+	id := "session-s03-tool-dispatch"
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"append", lines[4], []string{"session", "append", "--session", id}},
+		{"append --repair", lines[4], []string{"session", "append", "--session", id, "--repair"}},
+		{"resume --repair", "", []string{"session", "resume", "--session", id, "--repair", "--run-id", "run-2"}},
+		{"check", "", []string{"session", "check"}},
+		{"check --session", "", []string{"session", "check", "--session", id}},
+		{"check --session --repair", "", []string{"session", "check", "--session", id, "--repair"}},
+		{"checkpoint --repair", "", []string{"session", "checkpoint", "--session", id, "--repair"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, victim, data := linkedStore(t)
+			code, stdout, stderr := runCmd(t, tc.stdin, append(tc.args, "--dir", dir)...)
+			if code != exitFailed || !strings.Contains(stderr, sessionFile(t, dir)+": it is a symbolic link, not a regular file") {
+				t.Errorf("exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+			}
+			if got, _ := os.ReadFile(victim); !bytes.Equal(got, data) {
+				t.Errorf("the file outside the store changed:\n%q", got)
+			}
+			if ents, _ := os.ReadDir(filepath.Dir(victim)); len(ents) != 1 {
+				t.Errorf("files appeared beside it: %v", ents)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("files appeared in the store: %v", ents)
+			}
+		})
+	}
+}
+
+// session check on a FIFO under a session's name returns at once and
+// names the file; a FIFO (or a link to /dev/zero) where the checkpoint
+// belongs is ignored with a message, not read.
+func TestSessionFIFOs(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "f.jsonl")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "", "session", "check", "--dir", dir, "--session", "f")
+	if code != exitFailed || stderr != "tracecheck session check: "+fifo+": it is a named pipe (FIFO), not a regular file (the store opens only regular files and never follows a link)\n" {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+
+	lines := fixtureLines(t)
+	for _, mk := range []func(string) error{
+		func(p string) error { return unix.Mkfifo(p, 0o644) },
+		func(p string) error { return os.Symlink("/dev/zero", p) },
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(sessionFile(t, dir), []byte(strings.Join(lines[:3], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cp := sessionFile(t, dir) + ".checkpoint"
+		if err := mk(cp); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCmd(t, lines[3], "session", "append", "--dir", dir, "--session", "session-s03-tool-dispatch")
+		if code != exitOK || stdout != "ack evt-003\n" || !strings.Contains(stderr, "checkpoint "+cp+" ignored, the whole session file was read: it is a ") {
+			t.Fatalf("append: exit %d stdout %q stderr %q", code, stdout, stderr)
+		}
+	}
+}
+
+// A resume whose events the session would reject writes nothing, however
+// often it is retried: here the clock runs past year 9999 at the resume's
+// second event, after a marker that alone would have been accepted.
+func TestSessionResumeAllOrNothing(t *testing.T) {
+	dir, data := fixtureStore(t)
+	for i := range 3 {
+		code, stdout, stderr := runCmd(t, "", "session", "resume", "--dir", dir, "--session", "session-s03-tool-dispatch",
+			"--run-id", "run-"+strconv.Itoa(i), "--message", "Again?", "--clock", "9999-12-31T23:59:59Z")
+		if code != exitFailed || stdout != "" || !strings.Contains(stderr, "nothing was written") || !strings.Contains(stderr, "/timestamp") {
+			t.Fatalf("try %d: exit %d stdout %q stderr %q", i, code, stdout, stderr)
+		}
+		if got, _ := os.ReadFile(sessionFile(t, dir)); !bytes.Equal(got, data) {
+			t.Fatalf("try %d wrote:\n%s", i, got[len(data):])
+		}
+	}
+}
+
+// A session file appears with its first accepted event: an append whose
+// first line is rejected, or that reads nothing, leaves none. A checkpoint
+// of a session without events says so and writes nothing.
+func TestSessionNoEmptyFiles(t *testing.T) {
+	lines := fixtureLines(t)
+	dir := t.TempDir()
+	args := []string{"session", "append", "--dir", dir, "--session", "session-s03-tool-dispatch"}
+	bad := strings.Replace(lines[0], `"sequence":0`, `"sequence":3`, 1)
+	if code, _, stderr := runCmd(t, bad, args...); code != exitFailed ||
+		!strings.HasSuffix(stderr, "tracecheck session append: nothing from that line on was written\n") {
+		t.Fatalf("rejected first line: %d %q", code, stderr)
+	}
+	if code, stdout, stderr := runCmd(t, "", args...); code != exitOK || stdout != "" {
+		t.Fatalf("empty stdin: %d %q %q", code, stdout, stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("files were created: %v", ents)
+	}
+	code, _, stderr := runCmd(t, "", "session", "check", "--dir", dir, "--session", "session-s03-tool-dispatch")
+	if code != exitUsage || !strings.Contains(stderr, "session not found") {
+		t.Fatalf("check: %d %q", code, stderr)
+	}
+
+	// An empty file made outside the store.
+	if err := os.WriteFile(sessionFile(t, dir), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, "", "session", "checkpoint", "--dir", dir, "--session", "session-s03-tool-dispatch")
+	if code != exitOK || stdout != "session session-s03-tool-dispatch holds no event: no checkpoint written\n" {
+		t.Fatalf("checkpoint of an empty session: %d %q %q", code, stdout, stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("files were created: %v", ents)
+	}
+}
+
+// Every string of a session that came from input is quoted in text
+// output: IDs holding newlines and ANSI escapes cannot forge an "ok" or
+// "ack" line or reach the terminal.
+func TestSessionOutputQuotesInput(t *testing.T) {
+	hostile := strings.NewReplacer(
+		`"session-s03-tool-dispatch"`, `"s\nok forged: 1 events\u001b[2J"`,
+		`"evt-00`, `"e\u001b[31m\nack evt-00`,
+		`"run-s03-tool-dispatch-golden"`, `"run\u001b]0;pwned\u0007\nok x"`,
+		`"call-001"`, `"call\nrepaired: forged"`,
+		`"echo"`, `"echo\u001b[1m"`,
+	)
+	var in strings.Builder
+	for _, l := range fixtureLines(t) {
+		in.WriteString(hostile.Replace(l))
+	}
+	id := "s\nok forged: 1 events\x1b[2J"
+	dir := t.TempDir()
+	var outs []string
+	run := func(stdin string, args ...string) {
+		t.Helper()
+		code, stdout, stderr := runCmd(t, stdin, append(args, "--dir", dir)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		outs = append(outs, stdout, stderr)
+	}
+	run(in.String()+"\n", "session", "append", "--session", id)
+	run("", "session", "check")
+	run("", "session", "resume", "--session", id, "--run-id", "run-2\nok y", "--message", "hi")
+	run("", "session", "checkpoint", "--session", id)
+	// A rejected event whose error cites the offending value (the schema
+	// quotes a bad timestamp), and a corrupt file that check reports.
+	bad := strings.Replace(hostile.Replace(fixtureLines(t)[0]), `"2026-08-10T00:00:00Z"`, `"x\nok forged\u001b[31m"`, 1)
+	bad = strings.Replace(bad, `"sequence":0`, `"sequence":8`, 1)
+	code, stdout, stderr := runCmd(t, bad, "session", "append", "--dir", dir, "--session", id)
+	if code != exitFailed || !strings.Contains(stderr, "SCHEMA") {
+		t.Fatalf("bad timestamp: %d %q", code, stderr)
+	}
+	outs = append(outs, stdout, stderr)
+	path := filepath.Join(dir, func() string { n, _ := store.FileName(id); return n }())
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(bad)
+	f.Close()
+	code, stdout, stderr = runCmd(t, "", "session", "check", "--dir", dir)
+	if code != exitFailed || !strings.Contains(stderr, "SCHEMA") {
+		t.Fatalf("check of a bad line: %d %q", code, stderr)
+	}
+	outs = append(outs, stdout, stderr)
+	out := strings.Join(outs, "")
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Fatalf("control characters reached the output:\n%q", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		for _, forged := range []string{"ok forged", "ok x", "ok y", "ack evt-", "repaired: forged"} {
+			if strings.HasPrefix(l, forged) {
+				t.Fatalf("a forged line: %q in\n%s", l, out)
+			}
+		}
+	}
+	for _, want := range []string{
+		`ack "e\x1b[31m\nack evt-000"` + "\n",
+		`ok "s\nok forged: 1 events\x1b[2J": 5 events in 1 run(s) ("run\x1b]0;pwned\x07\nok x" 5)` + "\n",
+		`repaired: "call\nrepaired: forged" ("echo\x1b[1m"): answered with SessionResumeInterrupted` + "\n",
+		`run_id: "run-2\nok y"` + "\n",
+		`[call "call\nrepaired: forged" "echo\x1b[1m" {"text":"hello"}]`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// resume --repair says that it moved a torn tail aside, in text and in
+// JSON, as append, check and checkpoint do.
+func TestSessionResumeReportsTheRepair(t *testing.T) {
+	lines := fixtureLines(t)
+	good := strings.Join(lines, "") + "\n"
+	for _, asJSON := range []bool{false, true} {
+		dir := t.TempDir()
+		if err := os.WriteFile(sessionFile(t, dir), []byte(good+`{"torn`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"session", "resume", "--dir", dir, "--session", "session-s03-tool-dispatch", "--repair", "--run-id", "run-2"}
+		side := sessionFile(t, dir) + ".torn-" + strconv.Itoa(len(good))
+		want := "repaired session-s03-tool-dispatch: torn tail of 6 bytes at line 6 (offset " + strconv.Itoa(len(good)) + ") kept in " + side + "; file truncated to 5 complete events\n"
+		if asJSON {
+			args = append(args, "--json")
+			want = `"repaired_torn_tail":{"line":6,"offset":` + strconv.Itoa(len(good)) + `,"bytes":6,"side_file":"` + side + `","events_kept":5}}`
+		}
+		code, stdout, stderr := runCmd(t, "", args...)
+		if code != exitOK || !strings.Contains(stdout, want) {
+			t.Fatalf("json %v: exit %d\nstdout %s\nstderr %s\nwant %s", asJSON, code, stdout, stderr, want)
+		}
+	}
+	// A resume that fails after the repair still says it was done.
+	dir0 := t.TempDir()
+	if err := os.WriteFile(sessionFile(t, dir0), []byte(good+`{"torn`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "", "session", "resume", "--dir", dir0, "--session", "session-s03-tool-dispatch", "--repair",
+		"--run-id", "run-s03-tool-dispatch-golden")
+	if code != exitFailed || !strings.HasPrefix(stderr, "tracecheck session resume: repaired session-s03-tool-dispatch: torn tail of 6 bytes") ||
+		!strings.Contains(stderr, "is already in the session") {
+		t.Fatalf("failed resume after a repair: %d %q", code, stderr)
+	}
+	// Without a torn tail the member is null.
+	dir := t.TempDir()
+	if err := os.WriteFile(sessionFile(t, dir), []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := runCmd(t, "", "session", "resume", "--dir", dir, "--session", "session-s03-tool-dispatch", "--json")
+	if code != exitOK || !strings.HasSuffix(stdout, `"repaired_torn_tail":null}`+"\n") {
+		t.Fatalf("%d %s", code, stdout)
+	}
+}
+
+// Flag values out of range are usage errors that say the range, and
+// nothing is appended.
+func TestSessionFlagRanges(t *testing.T) {
+	dir, data := fixtureStore(t)
+	lines := fixtureLines(t)
+	id := "session-s03-tool-dispatch"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"session", "resume", "--session", id, "--compact-trigger", "-5"}, `invalid argument "-5" for "--compact-trigger" flag: must be an integer from 0 to 2147483647`},
+		{[]string{"session", "resume", "--session", id, "--compact-keep", "-1", "--compact-trigger", "10"}, `"--compact-keep" flag: must be an integer from 0 to 2147483647`},
+		{[]string{"session", "checkpoint", "--session", id, "--compact-trigger", "x"}, `"--compact-trigger" flag: must be an integer from 0 to 2147483647`},
+		{[]string{"session", "append", "--session", id, "--batch", "99999999999999999999"}, `"--batch" flag: must be an integer from 1 to 1000000`},
+		{[]string{"session", "append", "--session", id, "--batch", "0"}, `"--batch" flag: must be an integer from 1 to 1000000`},
+		{[]string{"session", "resume", "--session", id, "--clock", "2026-08-11 00:00"}, `--clock: 2026-08-11 00:00 is not an RFC 3339 time such as 2026-08-11T00:00:00Z (see 'tracecheck session resume --help')`},
+	} {
+		code, stdout, stderr := runCmd(t, lines[0], append(tc.args, "--dir", dir)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d stdout %q stderr %q", tc.args, code, stdout, stderr)
+		}
+		if strings.Contains(stderr, "2006-01-02") {
+			t.Errorf("%v: Go's layout string in %q", tc.args, stderr)
+		}
+	}
+	if got, _ := os.ReadFile(sessionFile(t, dir)); !bytes.Equal(got, data) {
+		t.Fatalf("the session changed:\n%s", got[len(data):])
+	}
+}
+
+// What a resume of a session that compacted needs is named by its flags,
+// never by Go fields.
+func TestSessionResumeNamesFlags(t *testing.T) {
+	data, err := os.ReadFile("../../golden/s08-context-compaction.trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "session-s08-context-compaction"
+	dir := t.TempDir()
+	name, _ := store.FileName(id)
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "the journal does not record the system prompt: give the one the run used (pass it with --system-prompt)"},
+		{[]string{"--system-prompt", "Use explicit artifact handles and preserve verified constraints."},
+			"(pass them with --compact-trigger, --compact-keep and --compact-summary)"},
+	} {
+		for _, cmd := range []string{"resume", "checkpoint"} {
+			code, _, stderr := runCmd(t, "", append([]string{"session", cmd, "--dir", dir, "--session", id}, tc.args...)...)
+			if code != exitFailed || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "HistoryConfig") {
+				t.Errorf("%s %v: exit %d stderr %q", cmd, tc.args, code, stderr)
+			}
+		}
 	}
 }

@@ -12,9 +12,11 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,6 +102,29 @@ func syncDir(dir string) error {
 }
 
 func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
+
+// CreateTemp creates a new, empty temporary file for path, in path's
+// directory, named as Write names its temporaries
+// (.<name>.tmp-<pid>-<random>), so that RemoveStale removes it once this
+// process is gone. It is opened with flag plus O_CREATE|O_EXCL (never an
+// existing file, never through a link) and mode perm. It is for a caller
+// that puts the file into place itself, for instance with link(2), which
+// unlike a rename never replaces an existing file; the caller removes the
+// temporary name.
+func CreateTemp(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(path), tempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
+	for try := 0; ; try++ {
+		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err := os.OpenFile(name, flag|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 1000 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create a temporary file for %s: %w", path, err)
+		}
+		return f, nil
+	}
+}
 
 // IsTemp reports whether name (a base name) is a temporary file of Write or
 // WriteFunc, of any target; directory listings use it to skip them.

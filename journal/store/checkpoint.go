@@ -41,6 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
@@ -57,13 +58,26 @@ const CheckpointExt = ".checkpoint"
 // checkpoint does.
 const DefaultCheckpointMinEvents = 1000
 
+// Size limits of checkpoints. A checkpoint file larger than
+// MaxCheckpointBytes is ignored without being read, and none that large is
+// ever written: a projection that would make it so is left out (the caller
+// rebuilds from the file instead), and a state too large even without one
+// is not checkpointed. SetProjection refuses a projection larger than
+// MaxProjectionBytes.
+const (
+	MaxCheckpointBytes = 256 << 20
+	MaxProjectionBytes = 64 << 20
+)
+
+// checkpointLimit is MaxCheckpointBytes; tests lower it.
+var checkpointLimit int64 = MaxCheckpointBytes
+
 const (
 	checkpointMagic  = "tracecheck-session-checkpoint/1\n"
 	rulesVersion     = "session-rules/1" // change when the session rules change
 	checkpointRecent = 1024              // events whose line, offset and ID are kept
 	sampleBlocks     = 16
 	sampleSize       = 4096
-	maxCheckpoint    = 256 << 20
 )
 
 var schemaDigest = func() string {
@@ -284,19 +298,45 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 // checkpointPath is the side file of a session file.
 func checkpointPath(path string) string { return path + CheckpointExt }
 
-// loadCheckpoint reads the checkpoint of w's session and checks it against
-// the file. It returns the state it holds, or nil and why it was not used
-// ("" when there is no checkpoint).
-func (w *Writer) loadCheckpoint() (*state, string) {
-	b, err := os.ReadFile(checkpointPath(w.path))
-	if errors.Is(err, os.ErrNotExist) {
+// readCheckpoint reads a checkpoint file: a regular file, not through a
+// link, at most MaxCheckpointBytes long, checked before a byte is read (so
+// a FIFO, a device, a link to one or a huge sparse file costs nothing). It
+// returns the bytes, or nil and why they were not read ("" when there is no
+// checkpoint).
+func readCheckpoint(path string) ([]byte, string) {
+	f, err := openFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ""
+	}
+	var te *FileTypeError
+	if errors.As(err, &te) {
+		return nil, te.Error()
 	}
 	if err != nil {
 		return nil, err.Error()
 	}
-	if len(b) > maxCheckpoint {
-		return nil, "too large"
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err.Error()
+	}
+	if fi.Size() > checkpointLimit {
+		return nil, fmt.Sprintf("it is %d bytes, more than the %d a checkpoint may hold", fi.Size(), checkpointLimit)
+	}
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, "cannot read it: " + err.Error()
+	}
+	return b, ""
+}
+
+// loadCheckpoint reads the checkpoint of w's session and checks it against
+// the file. It returns the state it holds, or nil and why it was not used
+// ("" when there is no checkpoint).
+func (w *Writer) loadCheckpoint() (*state, string) {
+	b, why := readCheckpoint(checkpointPath(w.path))
+	if b == nil {
+		return nil, why
 	}
 	c, err := decodeCheckpoint(b)
 	if err != nil {
@@ -474,10 +514,25 @@ func (w *Writer) makeCheckpoint() (*checkpoint, error) {
 	return c, nil
 }
 
+// CheckpointTooLargeError: the session's state does not fit in a
+// checkpoint (MaxCheckpointBytes) even without a projection; none was
+// written.
+type CheckpointTooLargeError struct {
+	Bytes int // the size it would have had
+}
+
+func (e *CheckpointTooLargeError) Error() string {
+	return fmt.Sprintf("the session's state takes %d bytes, more than the %d a checkpoint may hold: none written (opening reads the whole file)", e.Bytes, checkpointLimit)
+}
+
 // writeCheckpoint replaces the checkpoint atomically (atomicfile.Write:
 // a temporary file, fsynced, renamed over it, the directory fsynced). The
-// caller holds w.mu and the session lock.
+// caller holds w.mu and the session lock. It never writes a checkpoint the
+// reader would refuse: a projection that makes it too large is left out
+// (w.projDropped), and a state too large without one is a
+// *CheckpointTooLargeError.
 func (w *Writer) writeCheckpoint() error {
+	w.projDropped = false
 	if w.st.lines == 0 {
 		return nil
 	}
@@ -485,7 +540,16 @@ func (w *Writer) writeCheckpoint() error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(checkpointPath(w.path), c.encode(), 0o644); err != nil {
+	b := c.encode()
+	if int64(len(b)) > checkpointLimit && c.proj != nil {
+		c.proj = nil
+		b = c.encode()
+		w.projDropped = true
+	}
+	if int64(len(b)) > checkpointLimit {
+		return &CheckpointTooLargeError{Bytes: len(b)}
+	}
+	if err := atomicfile.Write(checkpointPath(w.path), b, 0o644); err != nil {
 		return err
 	}
 	w.cpLines, w.projDirty = w.st.lines, false

@@ -92,6 +92,32 @@ func child(mode string) int {
 		}
 		os.Stdout.WriteString("ack evt-001\n")
 		return 0
+	case "group":
+		// One all-or-nothing group that starts a new run, as a resume
+		// does; most of the time the process kills itself in the middle
+		// of its write(2).
+		round, _ := strconv.Atoi(os.Getenv(envStart))
+		rng := rand.New(rand.NewPCG(uint64(round), 2))
+		store.SetWriteFile(func(f *os.File, b []byte) (int, error) {
+			if rng.IntN(3) == 0 {
+				return f.Write(b)
+			}
+			f.Write(b[:rng.IntN(len(b))])
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		})
+		runs := w.Runs()
+		group := groupEvents(round, runs[len(runs)-1].RunID, w.Position().Events)
+		acks, err := w.AppendGroup(lines(group))
+		if err != nil {
+			return fail(4, err)
+		}
+		for _, a := range acks {
+			os.Stdout.WriteString("ack " + a.EventID + "\n")
+		}
+		os.Stdout.WriteString("done\n")
+		io.Copy(io.Discard, os.Stdin) // until the test kills it
+		return 0
 	case "append":
 		start, _ := strconv.Atoi(os.Getenv(envStart))
 		batch, _ := strconv.Atoi(os.Getenv(envBatch))
@@ -138,7 +164,7 @@ func child(mode string) int {
 			// Now and then a checkpoint, which the next round opens from
 			// (a kill may land in the middle of writing it, too).
 			if rng.IntN(8) == 0 {
-				if err := w.WriteCheckpoint(); err != nil {
+				if _, err := w.WriteCheckpoint(); err != nil {
 					return fail(6, err)
 				}
 			}
@@ -153,6 +179,26 @@ func childCmd(t *testing.T, mode, dir string, extra ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), envChild+"="+mode, envDir+"="+dir)
 	cmd.Env = append(cmd.Env, extra...)
 	return cmd
+}
+
+// startChild starts a child process with pipes to its stdin and stdout and
+// its stderr collected.
+func startChild(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
+	t.Helper()
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out, stderr
 }
 
 // TestCrashSIGKILL kills a writer process with SIGKILL at random points, round
@@ -271,6 +317,11 @@ func crashRounds(t *testing.T, batch, rounds int) {
 		}
 		validates(t, rep.Path)
 	}
+	// Checkpoints killed mid-write left temporaries; the next open (here
+	// the repairing check) removed them.
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(tmp) > 0 {
+		t.Fatalf("temporary files left: %v", tmp)
+	}
 	sides, _ := filepath.Glob(filepath.Join(dir, "*.torn-*"))
 	t.Logf("%d SIGKILL rounds: %d events stored, %d acknowledged (%d as duplicates of a retry), %d torn tails repaired (%d side files), %d writers opened from a checkpoint",
 		rounds, stored, len(acked), dups, torn, len(sides), cps)
@@ -285,19 +336,7 @@ func crashRounds(t *testing.T, batch, rounds int) {
 func TestTwoWriters(t *testing.T) {
 	dir := t.TempDir()
 	holder := childCmd(t, "hold", dir)
-	var stderr bytes.Buffer
-	holder.Stderr = &stderr
-	in, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out, stderr := startChild(t, holder)
 	rd := bufio.NewReader(out)
 	if l, err := rd.ReadString('\n'); l != "holding\n" {
 		t.Fatalf("holder said %q, %v\n%s", l, err, stderr.Bytes())
@@ -335,5 +374,122 @@ func TestTwoWriters(t *testing.T) {
 	want := append(append(append(crashLine(0), '\n'), crashLine(1)...), '\n')
 	if got := readFile(t, w.Path()); !bytes.Equal(got, want) {
 		t.Fatalf("file %q", got)
+	}
+}
+
+// groupEvents is the group the crash-test writer of round appends: a new
+// run "run-g<round>" resuming run prev, from event index first on: the
+// resume marker and one to four user messages, some long enough that a
+// kill lands inside them.
+func groupEvents(round int, prev string, first int) []journal.Event {
+	n := first
+	r := newRun(crashSession, fmt.Sprintf("run-g%d", round), &n)
+	evs := []journal.Event{r.next("session.start", resumeStart(prev))}
+	for i := range 1 + round%4 {
+		size := 100 + (round*37+i*911)%(12<<10)
+		evs = append(evs, r.next("user.message", user(strings.Repeat(string(rune('a'+i)), size))))
+	}
+	return evs
+}
+
+// TestCrashSIGKILLGroup kills writers in the middle of an all-or-nothing
+// group (AppendGroup, the way a resume appends its run), round after round
+// on one session, and checks what docs/session-store.md says a crash
+// there leaves: after the torn tail (if any) is repaired, the file holds
+// every acknowledged group whole, and any other group only as a prefix of
+// its complete lines, starting with its resume marker, never anything
+// else; the session validates, and the next group resumes whatever run
+// the file ends with. No temporary file is left.
+func TestCrashSIGKILLGroup(t *testing.T) {
+	rounds := 40
+	if testing.Short() {
+		rounds = 10
+	}
+	dir := t.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := st.Path(crashSession)
+	var base []byte
+	for i := range 3 {
+		base = append(append(base, crashLine(i)...), '\n')
+	}
+	if err := os.WriteFile(path, base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	acked := map[string]bool{} // run IDs whose group was acknowledged
+	whole, partial, none, torn := 0, 0, 0, 0
+	for round := 0; round < rounds; round++ {
+		cmd := childCmd(t, "group", dir, envStart+"="+strconv.Itoa(round))
+		in, out, stderr := startChild(t, cmd)
+		acks := 0
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "ack ") {
+				acks++
+			}
+			if sc.Text() == "done" {
+				acked[fmt.Sprintf("run-g%d", round)] = true
+				cmd.Process.Signal(syscall.SIGKILL)
+			}
+		}
+		err = cmd.Wait()
+		in.Close()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("round %d: the writer did not die by SIGKILL: %v\n%s", round, err, stderr.Bytes())
+		}
+
+		rep, err := st.Check(crashSession, true)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if rep.SideFile != "" {
+			torn++
+		}
+		data := readFile(t, path)
+		if !bytes.HasPrefix(data, base) {
+			t.Fatalf("round %d: the first run changed", round)
+		}
+		// Every run after the first is a prefix of the group that wrote
+		// it, whole when it was acknowledged.
+		fileLines := bytes.SplitAfter(data, []byte("\n"))
+		for i, r := range rep.Runs[1:] {
+			var g int
+			if _, err := fmt.Sscanf(r.RunID, "run-g%d", &g); err != nil {
+				t.Fatalf("round %d: unexpected run %q", round, r.RunID)
+			}
+			group := groupEvents(g, rep.Runs[i].RunID, r.FirstLine-1)
+			if r.Events > len(group) || (acked[r.RunID] && r.Events != len(group)) {
+				t.Fatalf("round %d: run %s holds %d events of a group of %d (acknowledged: %v)", round, r.RunID, r.Events, len(group), acked[r.RunID])
+			}
+			for k := range r.Events {
+				if got := fileLines[r.FirstLine-1+k]; !bytes.Equal(got, append(line(group[k]), '\n')) {
+					t.Fatalf("round %d: line %d is not event %d of group %d", round, r.FirstLine+k, k, g)
+				}
+			}
+		}
+		last := rep.Runs[len(rep.Runs)-1]
+		switch want := len(groupEvents(round, "", 0)); {
+		case last.RunID != fmt.Sprintf("run-g%d", round):
+			none++
+		case last.Events == want:
+			whole++
+		default:
+			partial++
+		}
+		validates(t, path)
+		if acks > 0 && !acked[fmt.Sprintf("run-g%d", round)] {
+			t.Fatalf("round %d: acknowledged events of a group that did not finish", round)
+		}
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(tmp) > 0 {
+		t.Fatalf("temporary files left: %v", tmp)
+	}
+	t.Logf("%d SIGKILL rounds of one group each: %d written whole (%d acknowledged), %d left a prefix of complete lines, %d left none; %d torn tails repaired",
+		rounds, whole, len(acked), partial, none, torn)
+	if whole == 0 || partial+none == 0 {
+		t.Fatal("the rounds did not cover both a finished and an interrupted group")
 	}
 }

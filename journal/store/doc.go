@@ -10,7 +10,24 @@
 // a path outside the directory, a hidden file, "." or "..". Names longer
 // than 255 bytes are refused (ErrInvalidSessionID). Every other file in the
 // directory is ignored; torn-tail side files are named
-// <name>.jsonl.torn-<offset>.
+// <name>.jsonl.torn-<offset>, checkpoints <name>.jsonl.checkpoint, and
+// temporary files .<name>.jsonl[.checkpoint].tmp-<pid>-<random>.
+//
+// # File types and links
+//
+// Session files, checkpoints and side files are opened only as regular
+// files and never through a symbolic link: O_NOFOLLOW, O_NONBLOCK (a FIFO
+// never blocks the open), then fstat on the descriptor. A session file that
+// is anything else is ErrNotRegular on every path (OpenWriter, Check,
+// Load); Sessions lists it so that checking a store reports it. A
+// checkpoint that is not a regular file, or larger than
+// MaxCheckpointBytes, is ignored without being read; a side-file name taken
+// by anything but a regular file holding a prefix of the torn bytes is
+// skipped. New files are created with O_EXCL, and a session file only with
+// its first accepted event (a temporary file, locked, fsynced and linked
+// into place with link(2), which never replaces an existing file), so a
+// writer that accepts nothing leaves no file. Opening a session removes
+// the temporary files that killed writers of it left (atomicfile).
 //
 // The file holds one event per line in the golden layout (compact JSON,
 // member order as received, non-ASCII as is, LF). It holds one or more
@@ -33,7 +50,9 @@
 // outside the scanner's subset, then the session rules above), write
 // the accepted lines with one write(2), and fsync(2) the file. Only after
 // that fsync returns does the writer acknowledge the events (return their
-// Ack). A rejected event writes nothing. When the writer creates the file
+// Ack). A rejected event writes nothing. AppendBatch stops at the first
+// rejected event and keeps the ones before it; AppendGroup is all or
+// nothing: any rejected event and nothing of the group is written. When the writer creates the file
 // it fsyncs the directory; every writer open also fsyncs the file and the
 // directory before reading anything back, so an event left by a writer
 // that crashed before its fsync is durable before it can be acknowledged
@@ -86,8 +105,9 @@
 // event ID and the last events' positions, and a projection the caller may
 // keep with it (package reducer keeps the resume history). It is written
 // atomically by Close (from WriterOptions.CheckpointMinEvents events on),
-// WriteCheckpoint and `tracecheck session checkpoint`, and is never
-// trusted blindly: OpenWriter checks its SHA-256 trailer, versions, session,
+// WriteCheckpoint and `tracecheck session checkpoint`, never larger than
+// MaxCheckpointBytes (a projection that would make it so is left out), and
+// is never trusted blindly: OpenWriter checks its SHA-256 trailer, versions, session,
 // the file's device and inode, the SHA-256 of the last covered line, of the
 // first line and of 16 sampled blocks, and reads the whole file when any of
 // them differs (Writer.OpenedFrom says why). The session file is never

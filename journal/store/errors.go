@@ -3,8 +3,12 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 )
 
@@ -29,6 +33,14 @@ var (
 	ErrBroken = errors.New("writer is broken by an earlier I/O error")
 	// ErrClosed: the writer was closed.
 	ErrClosed = errors.New("writer is closed")
+	// ErrNotRegular: a session file, checkpoint or side file is a symbolic
+	// link, a FIFO, a device or a directory (the cause is a
+	// *FileTypeError). The store never opens one.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: a checkpoint, or a projection kept in one, would be
+	// larger than its limit (MaxCheckpointBytes, MaxProjectionBytes);
+	// nothing was written or set.
+	ErrTooLarge = errors.New("too large for a checkpoint")
 	// ErrIO: reading or writing the store failed.
 	ErrIO = errors.New("store I/O failed")
 )
@@ -53,6 +65,10 @@ const (
 // values), which session and file, where (1-based Line, byte Offset, when
 // known), which event, and the cause (Err: a *journal.Error for a rejected
 // event or a corrupt line, an OS error for I/O).
+//
+// Its message is safe to print in text output: the session and event IDs
+// and the path are written with textsafe.Quote, so an ID holding a newline
+// or an ANSI escape cannot forge a line or recolour a terminal.
 type Error struct {
 	Kind      error
 	SessionID string
@@ -64,16 +80,18 @@ type Error struct {
 	Msg       string
 }
 
-func (e *Error) Error() string {
+func (e *Error) Error() string { return printable(e.message()) }
+
+func (e *Error) message() string {
 	var b strings.Builder
 	switch e.Kind {
 	case ErrNotFound:
-		return "session not found: " + e.SessionID
+		return "session not found: " + q(e.SessionID)
 	case ErrLocked:
-		fmt.Fprintf(&b, "session %s is locked by another writer (%s)", e.SessionID, e.Path)
+		fmt.Fprintf(&b, "session %s is locked by another writer (%s)", q(e.SessionID), q(e.Path))
 		return b.String()
 	case ErrRejected, ErrConflict:
-		fmt.Fprintf(&b, "session %s: event %s rejected: ", e.SessionID, orUnknown(e.EventID))
+		fmt.Fprintf(&b, "session %s: event %s rejected: ", q(e.SessionID), orUnknown(e.EventID))
 		var je *journal.Error
 		if errors.As(e.Err, &je) {
 			b.WriteString(describe(je))
@@ -88,17 +106,22 @@ func (e *Error) Error() string {
 		}
 	}
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		b.WriteString(q(e.Path))
 		if e.Line > 0 {
 			fmt.Fprintf(&b, ":%d", e.Line)
 		}
 		b.WriteString(": ")
 	} else if e.SessionID != "" {
-		fmt.Fprintf(&b, "session %s: ", e.SessionID)
+		fmt.Fprintf(&b, "session %s: ", q(e.SessionID))
 	}
-	if e.Msg != "" {
+	switch {
+	case e.Msg != "":
 		b.WriteString(e.Msg)
-	} else {
+	case e.Kind == ErrNotRegular && e.Err != nil:
+		// The cause says it all: "it is a symbolic link, not a regular file ...".
+		b.WriteString(e.Err.Error())
+		return b.String()
+	default:
 		b.WriteString(e.Kind.Error())
 	}
 	if e.Err != nil {
@@ -106,6 +129,19 @@ func (e *Error) Error() string {
 		b.WriteString(e.Err.Error())
 	}
 	return b.String()
+}
+
+// openError is the error of opening a session file: ErrNotFound when it
+// does not exist, ErrNotRegular when it is not a regular file, else ErrIO.
+func openError(id, path string, err error) *Error {
+	var te *FileTypeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Kind: ErrNotFound, SessionID: id, Path: path}
+	case errors.As(err, &te):
+		return &Error{Kind: ErrNotRegular, SessionID: id, Path: path, Err: te}
+	}
+	return &Error{Kind: ErrIO, SessionID: id, Path: path, Err: err}
 }
 
 // Is matches the kind: errors.Is(err, store.ErrConflict).
@@ -127,7 +163,42 @@ func orUnknown(s string) string {
 	if s == "" {
 		return "(no event_id)"
 	}
-	return s
+	return q(s)
+}
+
+// q quotes a string that came from input for a message (textsafe.Quote).
+func q(s string) string { return textsafe.Quote(s) }
+
+// printable escapes, in a whole message, every character that textsafe
+// would not print as is (controls, DEL, formatting characters such as
+// bidirectional overrides, invalid UTF-8), without quoting the message:
+// the IDs in it are already quoted, but a cause's text (a schema error
+// citing the offending value, say) may hold input too.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !displays(r) }) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case displays(r):
+			b.WriteString(s[i : i+size])
+		case r < 0x80:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// displays reports whether r prints as itself on one line.
+func displays(r rune) bool {
+	return (r == ' ' || unicode.IsPrint(r)) && !unicode.Is(unicode.Cf, r)
 }
 
 // describe formats a journal error without its file and line.

@@ -9,3 +9,19 @@ func SetWriteFile(fn func(f *os.File, b []byte) (int, error)) (restore func()) {
 	writeFile = fn
 	return func() { writeFile = old }
 }
+
+// SetWriteSideFile replaces the write(2) of a torn-tail side file for a
+// test, returning a function that restores it.
+func SetWriteSideFile(fn func(f *os.File, b []byte) (int, error)) (restore func()) {
+	old := writeSideFile
+	writeSideFile = fn
+	return func() { writeSideFile = old }
+}
+
+// SetCheckpointLimit lowers the checkpoint size limit for a test,
+// returning a function that restores it.
+func SetCheckpointLimit(n int64) (restore func()) {
+	old := checkpointLimit
+	checkpointLimit = n
+	return func() { checkpointLimit = old }
+}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -158,4 +159,23 @@ func ackIDs(acks []store.Ack) string {
 		ids = append(ids, s)
 	}
 	return strings.Join(ids, ",")
+}
+
+// readOptional reads a file that may not exist ("" then).
+func readOptional(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// readDir lists a directory's entries, comma-separated.
+func readDir(dir string) (string, error) {
+	ents, err := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, ","), err
 }

@@ -53,6 +53,26 @@ type state struct {
 	src        io.ReaderAt
 	pending    []byte
 	pendingOff int64
+
+	// group is set while an all-or-nothing group is staged (beginGroup):
+	// what undoGroup needs to take it back.
+	group *groupMark
+}
+
+// groupMark is the state before an all-or-nothing group, and the IDs of
+// the group's events so far. Their IDs go into ids (and the ring of recent
+// IDs) only when the group ends accepted; until then they are looked up
+// in lines.
+type groupMark struct {
+	lines                   int
+	size, lastOff, firstLen int64
+	lastID                  []byte
+	offs, runs              int
+	lastRun                 Run
+	checker                 *journal.RunChecker
+	checkerAt               journal.CheckerMark
+	ids                     []string       // the group's event IDs, in order
+	lines1                  map[string]int // and their lines
 }
 
 func newState(sessionID string) *state {
@@ -111,7 +131,7 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 		return a, &journal.Error{EventID: ev.EventID, Code: WrongSession, Pointer: "/session_id",
 			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}, nil
 	}
-	if s.ids.has(ev.EventID) {
+	if s.hasID(ev.EventID) {
 		line, off, err := s.locate(ev.EventID)
 		if err != nil {
 			return a, nil, err
@@ -164,8 +184,14 @@ func (s *state) commit(a *admission, size int) {
 	if s.lines == 1 {
 		s.firstLen = int64(size)
 	}
-	s.ids.add(a.event.EventID, s.lines)
-	s.remember(a.event.EventID)
+	if g := s.group; g != nil {
+		id := strings.Clone(a.event.EventID)
+		g.ids = append(g.ids, id)
+		g.lines1[id] = s.lines
+	} else {
+		s.ids.add(a.event.EventID, s.lines)
+		s.remember(a.event.EventID)
+	}
 	if a.newRun != nil {
 		// A copy: the parsed string may share the whole line's text.
 		r := Run{RunID: strings.Clone(a.event.Provenance.RunID), FirstLine: s.lines}
@@ -178,6 +204,66 @@ func (s *state) commit(a *admission, size int) {
 	}
 	s.runs[len(s.runs)-1].Events++
 	s.lastID = append(s.lastID[:0], a.event.EventID...)
+}
+
+// beginGroup starts staging an all-or-nothing group: the events committed
+// until endGroup or undoGroup can all be taken back.
+func (s *state) beginGroup() {
+	g := &groupMark{lines: s.lines, size: s.size, lastOff: s.lastOff, firstLen: s.firstLen,
+		lastID: slices.Clone(s.lastID), offs: len(s.offs), runs: len(s.runs), checker: s.checker,
+		lines1: map[string]int{}}
+	if g.runs > 0 {
+		g.lastRun = s.runs[g.runs-1]
+	}
+	if s.checker != nil {
+		g.checkerAt = s.checker.Mark()
+	}
+	s.group = g
+}
+
+// endGroup keeps the group's events.
+func (s *state) endGroup() {
+	g := s.group
+	s.group = nil
+	for _, id := range g.ids {
+		s.ids.add(id, g.lines1[id])
+		s.remember(id)
+	}
+}
+
+// undoGroup takes back every event committed since beginGroup.
+func (s *state) undoGroup() {
+	g := s.group
+	s.group = nil
+	for _, r := range s.runs[g.runs:] {
+		delete(s.runSet, r.RunID)
+	}
+	s.runs = s.runs[:g.runs]
+	if g.runs > 0 {
+		s.runs[g.runs-1] = g.lastRun
+	}
+	if g.checker != nil {
+		// The events the current run's checker accepted are among the
+		// group's, which the session did not hold before.
+		g.checker.Rollback(g.checkerAt, g.ids...)
+	}
+	s.checker = g.checker
+	s.offs = s.offs[:g.offs]
+	s.lines, s.size, s.lastOff, s.firstLen = g.lines, g.size, g.lastOff, g.firstLen
+	s.lastID = append(s.lastID[:0], g.lastID...)
+}
+
+// hasID reports whether the session holds an event with this ID, counting
+// those of the group being staged.
+func (s *state) hasID(id string) bool {
+	if s.ids.has(id) {
+		return true
+	}
+	if g := s.group; g != nil {
+		_, ok := g.lines1[id]
+		return ok
+	}
+	return false
 }
 
 // offset returns the offset of a line this state read or wrote.
@@ -217,6 +303,12 @@ func (s *state) recent() ([]int64, []string) {
 // checkpoint covers is found by reading the file up to the checkpoint: a
 // retry of such an old event is rare.
 func (s *state) locate(id string) (int, int64, error) {
+	if g := s.group; g != nil {
+		if line, ok := g.lines1[id]; ok {
+			off, _ := s.offset(line) // written by this state
+			return line, off, nil
+		}
+	}
 	if line := s.ids.line(id); line > 0 {
 		if off, ok := s.offset(line); ok {
 			return line, off, nil

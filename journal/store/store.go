@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/journal"
 )
 
@@ -67,7 +68,11 @@ func (s *Store) Path(id string) (string, error) {
 	return filepath.Join(s.dir, name), nil
 }
 
-// Sessions lists the IDs of the sessions in the store, sorted.
+// Sessions lists the IDs of the sessions in the store, sorted: every entry
+// whose name is a session file's (FileName), whatever its type, so that a
+// symbolic link or a FIFO under a session's name is reported by Check
+// (ErrNotRegular) rather than skipped. Temporary files (atomicfile.IsTemp)
+// are never listed.
 func (s *Store) Sessions() ([]string, error) {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -75,7 +80,7 @@ func (s *Store) Sessions() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if !e.Type().IsRegular() {
+		if atomicfile.IsTemp(e.Name()) {
 			continue
 		}
 		if id, ok := SessionID(e.Name()); ok {
@@ -86,13 +91,14 @@ func (s *Store) Sessions() ([]string, error) {
 	return ids, nil
 }
 
-// Exists reports whether the store has a file for session id.
+// Exists reports whether the store has an entry under session id's file
+// name (of any type: a link there is reported, never followed).
 func (s *Store) Exists(id string) (bool, error) {
 	path, err := s.Path(id)
 	if err != nil {
 		return false, err
 	}
-	_, err = os.Stat(path)
+	_, err = os.Lstat(path)
 	if err == nil {
 		return true, nil
 	}
@@ -136,6 +142,9 @@ func (s *Store) Check(id string, repair bool) (*Report, error) {
 	defer f.Close()
 	if err := lock(f, repair); err != nil {
 		return nil, lockError(id, path, err)
+	}
+	if repair {
+		removeStale(path) // under the exclusive lock, as a writer open does
 	}
 	st, torn, err := scanFile(f, path, id, nil)
 	rep := &Report{SessionID: id, Path: path, Events: st.lines, Runs: st.runs, Size: st.size, Torn: torn}
@@ -182,15 +191,23 @@ func (s *Store) Load(id string) ([]journal.Event, []Run, error) {
 	return evs, st.runs, nil
 }
 
+// openExisting opens a session file that must exist, as a regular file and
+// not through a link (openFile).
 func openExisting(id, path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Kind: ErrNotFound, SessionID: id, Path: path}
-	}
+	f, err := openFile(path, flag, 0)
 	if err != nil {
-		return nil, &Error{Kind: ErrIO, SessionID: id, Path: path, Err: err}
+		return nil, openError(id, path, err)
 	}
 	return f, nil
+}
+
+// removeStale removes the temporary files that killed writers of the
+// session file and of its checkpoint left (atomicfile.RemoveStale: only
+// those whose process is gone). It is housekeeping: a failure changes
+// nothing else and is not reported.
+func removeStale(path string) {
+	atomicfile.RemoveStale(path)
+	atomicfile.RemoveStale(checkpointPath(path))
 }
 
 func lockError(id, path string, err error) error {
@@ -223,48 +240,69 @@ func repairTorn(f *os.File, dir, path, id string, t *Torn) (string, error) {
 	return side, nil
 }
 
-// keepTorn writes b to the first free name of base, base.1, base.2, ... and
-// fsyncs it. A file that already holds exactly b (left by a repair that
-// stopped before truncating) is reused.
+// keepTorn writes b to the first usable name of base, base.1, base.2, ...
+// and fsyncs it. A name is usable when it is free, or when it is a regular
+// file holding a prefix of b: what a repair that stopped early (killed, or
+// out of space) left there, which is completed rather than abandoned. A
+// link, a FIFO or any other entry is skipped, never opened. When writing
+// fails, a file keepTorn created is removed again, so repeated attempts on
+// a full disk leave no empty side files behind.
 func keepTorn(base string, b []byte) (string, error) {
 	for i := 0; ; i++ {
 		name := base
 		if i > 0 {
 			name = fmt.Sprintf("%s.%d", base, i)
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := openFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		created := err == nil
 		if errors.Is(err, fs.ErrExist) {
-			old, rerr := os.ReadFile(name)
-			if rerr == nil && bytes.Equal(old, b) {
-				return name, syncFile(name)
+			f, err = openFile(name, os.O_RDWR, 0)
+			if err != nil {
+				continue // a link or another type: never ours
 			}
-			continue
-		}
-		if err != nil {
+			if have, ok := tornPrefix(f, b); !ok {
+				f.Close()
+				continue
+			} else {
+				b = b[have:] // complete it
+			}
+		} else if err != nil {
 			return "", err
 		}
-		_, err = f.Write(b)
+		if len(b) > 0 {
+			_, err = writeSideFile(f, b)
+		}
 		if err == nil {
 			err = f.Sync()
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		if err != nil && created {
+			os.Remove(name)
+		}
 		return name, err
 	}
 }
 
-func syncFile(name string) error {
-	f, err := os.OpenFile(name, os.O_RDWR, 0)
-	if err != nil {
-		return err
+// tornPrefix reports whether the side file f holds a prefix of b, and how
+// many bytes of it; f's offset is left at its end. A file larger than b
+// is not read.
+func tornPrefix(f *os.File, b []byte) (int, bool) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() > int64(len(b)) {
+		return 0, false
 	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	have := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, have); err != nil || !bytes.Equal(have, b[:len(have)]) {
+		return 0, false
 	}
-	return err
+	return len(have), true
 }
+
+// writeSideFile is the write(2) of a torn-tail side file. Tests replace it
+// to fail as a full disk does.
+var writeSideFile = func(f *os.File, b []byte) (int, error) { return f.Write(b) }
 
 // readAll scans the first size bytes of f, which end at a line end.
 func readAll(f *os.File, size int64, path, id string) ([]journal.Event, error) {

@@ -320,28 +320,104 @@ func TestNotFoundCreatesNothing(t *testing.T) {
 	}
 }
 
-// A session file created by a writer that stopped before its first append
-// is an empty session, not an error.
-func TestEmptySession(t *testing.T) {
-	st, _ := openStore(t)
+// A writer that accepts no event leaves no session file: the file is
+// created with its first accepted event. A file without events made
+// outside the store is an empty session, not an error.
+func TestNoFileUntilTheFirstEvent(t *testing.T) {
+	st, dir := openStore(t)
+	evs := twoRuns("s")
 	w := openWriter(t, st, "s", store.WriterOptions{Create: true})
 	if !w.Created() {
-		t.Fatal("Created() is false for a new file")
+		t.Fatal("Created() is false for a missing session")
+	}
+	if pos := w.Position(); pos.Events != 0 || pos.Size != 0 {
+		t.Fatalf("position %+v", pos)
+	}
+	// A rejected first event (a run may not start by resuming), then
+	// nothing at all: no file.
+	if _, err := w.Append(line(evs[2])); !errors.Is(err, store.ErrRejected) {
+		t.Fatalf("rejected first event: %v", err)
+	}
+	if acks, err := w.AppendBatch(nil); err != nil || len(acks) != 0 {
+		t.Fatalf("empty batch: %v %v", acks, err)
+	}
+	if evs, err := w.Events(); err != nil || len(evs) != 0 {
+		t.Fatalf("Events: %v %v", evs, err)
 	}
 	w.Close()
-	rep, err := st.Check("s", false)
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("files were left: %v", ents)
+	}
+	if ids, err := st.Sessions(); err != nil || len(ids) != 0 {
+		t.Fatalf("Sessions %v, %v", ids, err)
+	}
+
+	// The first accepted event creates it, holding that event.
+	w = openWriter(t, st, "s", store.WriterOptions{Create: true})
+	acks, err := w.AppendBatch([][]byte{line(evs[0]), line(evs[0]), line(evs[1])})
+	if err != nil || ackIDs(acks) != "evt-000,evt-000(dup),evt-001" {
+		t.Fatalf("first batch: %s %v", ackIDs(acks), err)
+	}
+	// A retry after the creation is compared with the stored line.
+	if a, err := w.Append(line(evs[1])); err != nil || !a.Duplicate {
+		t.Fatalf("retry: %+v %v", a, err)
+	}
+	path, _ := st.Path("s")
+	if got := readFile(t, path); !bytes.Equal(got, journal.EncodeGolden(evs[:2])) {
+		t.Fatalf("file %q", got)
+	}
+	w.Close()
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("a temporary file was left: %v", ents)
+	}
+
+	// A file made empty outside the store is an empty session.
+	empty, _ := st.Path("e")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := st.Check("e", false)
 	if err != nil || rep.Events != 0 || len(rep.Runs) != 0 {
 		t.Fatalf("%+v, %v", rep, err)
 	}
-	ids, err := st.Sessions()
-	if err != nil || len(ids) != 1 || ids[0] != "s" {
-		t.Fatalf("Sessions %v, %v", ids, err)
+	w = openWriter(t, st, "e", store.WriterOptions{})
+	if w.Created() {
+		t.Fatal("Created() for an existing file")
+	}
+}
+
+// Two writers that both found the session missing: the first append
+// creates the file under the first writer's lock; the second writer then
+// finds it and is refused while the first holds it, and once the first is
+// done it appends after what the first wrote.
+func TestTwoWritersCreating(t *testing.T) {
+	st, _ := openStore(t)
+	evs := twoRuns("s")
+	w1 := openWriter(t, st, "s", store.WriterOptions{Create: true})
+	w2 := openWriter(t, st, "s", store.WriterOptions{Create: true})
+	if _, err := w1.Append(line(evs[0])); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w2.Append(line(evs[0])); !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("second creator while the first holds the lock: %v", err)
+	}
+	w1.Close()
+	acks, err := w2.AppendBatch([][]byte{line(evs[0]), line(evs[1])})
+	if err != nil || ackIDs(acks) != "evt-000(dup),evt-001" || w2.Created() {
+		t.Fatalf("second creator after the first: %s %v (created %v)", ackIDs(acks), err, w2.Created())
+	}
+	path, _ := st.Path("s")
+	if got := readFile(t, path); !bytes.Equal(got, journal.EncodeGolden(evs[:2])) {
+		t.Fatalf("file %q", got)
 	}
 }
 
 func TestLockOneWriter(t *testing.T) {
 	st, _ := openStore(t)
 	w := openWriter(t, st, "s", store.WriterOptions{Create: true})
+	if _, err := w.AppendEvent(&twoRuns("s")[0]); err != nil {
+		t.Fatal(err)
+	}
 	_, err := st.OpenWriter("s", store.WriterOptions{Create: true})
 	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "locked by another writer") {
 		t.Fatalf("second writer: %v", err)
@@ -354,7 +430,7 @@ func TestLockOneWriter(t *testing.T) {
 		t.Fatalf("append after close: %v", err)
 	}
 	w2 := openWriter(t, st, "s", store.WriterOptions{})
-	if _, err := w2.AppendEvent(&twoRuns("s")[0]); err != nil {
+	if _, err := w2.AppendEvent(&twoRuns("s")[1]); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,15 +10,17 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // WriterOptions say how OpenWriter treats a missing or torn session.
 type WriterOptions struct {
-	// Create makes the session file when it does not exist (and fsyncs the
-	// directory). Without it a missing session is ErrNotFound and no file
-	// is created.
+	// Create lets the writer start a session that does not exist yet: the
+	// file is created with the first event the writer accepts (see
+	// Writer.Created), never empty. Without it a missing session is
+	// ErrNotFound and no file is created.
 	Create bool
 	// Repair repairs a torn tail (side file, truncate, fsync) instead of
 	// failing with ErrTornTail.
@@ -74,44 +76,43 @@ type Writer struct {
 	// The checkpoint: how the writer opened, the caller's projection
 	// (loaded with the checkpoint or set since), and what the last
 	// checkpoint written or loaded covers.
-	use       CheckpointUse
-	proj      *Projection
-	projDirty bool
-	cpLines   int
+	use         CheckpointUse
+	proj        *Projection
+	projDirty   bool
+	projDropped bool // the last checkpoint written left the projection out
+	cpLines     int
 }
 
 // OpenWriter opens session id for appending: it takes the exclusive lock
-// (ErrLocked when another writer has it), reads and validates the whole
-// file, handles a torn tail as opts say, and fsyncs the file and the
-// directory so that everything read back is durable.
+// (ErrLocked when another writer has it), reads and validates the file,
+// handles a torn tail as opts say, and fsyncs the file and the directory so
+// that everything read back is durable. Under the lock it removes the
+// temporary files killed writers of the session left (atomicfile).
+//
+// The session file is opened as a regular file only, never through a
+// symbolic link (ErrNotRegular). A missing session is ErrNotFound unless
+// opts.Create is set; then the writer starts empty and creates the file
+// with its first accepted event.
 func (s *Store) OpenWriter(id string, opts WriterOptions) (*Writer, error) {
 	path, err := s.Path(id)
 	if err != nil {
 		return nil, err
 	}
-	const flag = os.O_RDWR | os.O_APPEND
-	f, err := os.OpenFile(path, flag, 0)
-	created := false
-	if errors.Is(err, fs.ErrNotExist) {
-		if !opts.Create {
-			return nil, &Error{Kind: ErrNotFound, SessionID: id, Path: path}
-		}
-		f, err = os.OpenFile(path, flag|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) { // another writer created it first
-			f, err = os.OpenFile(path, flag, 0)
-		} else {
-			created = err == nil
-		}
-		if created {
-			// A checkpoint left by a removed session of the same name
-			// describes nothing here.
-			os.Remove(checkpointPath(path))
-		}
-	}
+	w := &Writer{store: s, id: id, path: path, opts: opts}
+	f, err := openFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return nil, &Error{Kind: ErrIO, SessionID: id, Path: path, Err: err}
+		oe := openError(id, path, err)
+		if oe.Kind != ErrNotFound || !opts.Create {
+			return nil, oe
+		}
+		// Nothing to lock yet: the file appears, locked, with its first
+		// events (create).
+		removeStale(path)
+		w.created, w.st = true, newState(id)
+		w.use = CheckpointUse{Path: checkpointPath(path)}
+		return w, nil
 	}
-	w := &Writer{store: s, id: id, path: path, f: f, created: created, opts: opts}
+	w.f = f
 	if err := w.open(opts); err != nil {
 		f.Close()
 		return nil, err
@@ -123,6 +124,7 @@ func (w *Writer) open(opts WriterOptions) error {
 	if err := lock(w.f, true); err != nil {
 		return lockError(w.id, w.path, err)
 	}
+	removeStale(w.path)
 	st, torn, err := w.load(opts)
 	if err != nil {
 		return err
@@ -144,6 +146,77 @@ func (w *Writer) open(opts WriterOptions) error {
 		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: "cannot fsync the store directory", Err: err}
 	}
 	w.st = st
+	return nil
+}
+
+// errCreatedMeanwhile: the session file appeared between OpenWriter and
+// the writer's first append (another writer created it).
+var errCreatedMeanwhile = errors.New("the session file was created by another writer meanwhile")
+
+// create makes the session file with its first lines, buf: they are
+// written to a temporary file in the store directory (named as atomicfile
+// names its temporaries, so that a killed writer's is removed later),
+// locked, fsynced, then linked to the session's name with link(2), which
+// never replaces an existing file; then the temporary name is removed and
+// the directory fsynced. So the file never exists without its first
+// event. errCreatedMeanwhile when the name was taken in the meantime;
+// nothing is written then.
+func (w *Writer) create(buf []byte) error {
+	f, err := atomicfile.CreateTemp(w.path, os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return w.fail("cannot create the session file", err)
+	}
+	tmp := f.Name()
+	abandon := func(msg string, err error) error {
+		f.Close()
+		os.Remove(tmp)
+		if err == errCreatedMeanwhile {
+			return err
+		}
+		return w.fail(msg, err)
+	}
+	if err := lock(f, true); err != nil {
+		return abandon("cannot lock the new session file", err)
+	}
+	if _, err := writeFile(f, buf); err != nil {
+		return abandon("write failed", err)
+	}
+	if err := f.Sync(); err != nil {
+		return abandon("fsync failed", err)
+	}
+	if err := os.Link(tmp, w.path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			err = errCreatedMeanwhile
+		}
+		return abandon("cannot create the session file", err)
+	}
+	os.Remove(tmp) // one name is enough; a leftover is removed with the stale ones
+	// A checkpoint left by a removed session of the same name describes
+	// nothing here.
+	os.Remove(checkpointPath(w.path))
+	if err := syncDir(w.store.dir); err != nil {
+		f.Close()
+		return w.fail("cannot fsync the store directory", err)
+	}
+	w.f = f
+	w.st.src = f // a retry is compared with the stored line, read back from it
+	return nil
+}
+
+// attach opens the session file another writer created after OpenWriter
+// found none, as OpenWriter would have: lock, read, repair, fsync.
+func (w *Writer) attach() error {
+	f, err := openFile(w.path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return openError(w.id, w.path, err)
+	}
+	w.f = f
+	if err := w.open(w.opts); err != nil {
+		f.Close()
+		w.f = nil
+		return err
+	}
+	w.created = false
 	return nil
 }
 
@@ -190,11 +263,16 @@ func (w *Writer) Projection() *Projection {
 // SetProjection sets the projection the next checkpoint keeps. Its Lines
 // and Offset must name a line boundary of the session: Offset is the
 // session's size when Lines is its event count, else the offset of line
-// Lines+1 (known for the events this writer read or wrote).
+// Lines+1 (known for the events this writer read or wrote). A projection
+// larger than MaxProjectionBytes is ErrTooLarge and not set.
 func (w *Writer) SetProjection(p *Projection) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if p != nil {
+		if len(p.Data) > MaxProjectionBytes {
+			return &Error{Kind: ErrTooLarge, SessionID: w.id, Path: checkpointPath(w.path),
+				Msg: fmt.Sprintf("a projection of %d bytes is more than the %d a checkpoint keeps", len(p.Data), MaxProjectionBytes)}
+		}
 		ok := p.Lines == w.st.lines && p.Offset == w.st.size
 		if off, known := w.st.offset(p.Lines + 1); known && off == p.Offset && p.Lines < w.st.lines {
 			ok = true
@@ -208,19 +286,51 @@ func (w *Writer) SetProjection(p *Projection) error {
 	return nil
 }
 
+// CheckpointWritten says what WriteCheckpoint did.
+type CheckpointWritten struct {
+	Path string // the checkpoint file
+	// Written is false for a session without events: nothing was written.
+	Written bool
+	Events  int   // events covered
+	Size    int64 // bytes of the session file covered
+	Runs    int
+	// Projection: the projection set with SetProjection (or loaded) is
+	// kept in it. ProjectionDropped: one was set but left out, because
+	// the checkpoint would have been larger than MaxCheckpointBytes.
+	Projection        bool
+	ProjectionDropped bool
+}
+
 // WriteCheckpoint writes the session's checkpoint now, atomically
 // (temporary file, fsync, rename), with the current projection. It writes
-// nothing for an empty session.
-func (w *Writer) WriteCheckpoint() error {
+// nothing for an empty session. A state too large for a checkpoint even
+// without its projection is ErrTooLarge (cause *CheckpointTooLargeError),
+// and nothing is written.
+func (w *Writer) WriteCheckpoint() (CheckpointWritten, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	out := CheckpointWritten{Path: checkpointPath(w.path)}
 	if err := w.usable(); err != nil {
-		return err
+		return out, err
 	}
 	if err := w.writeCheckpoint(); err != nil {
-		return &Error{Kind: ErrIO, SessionID: w.id, Path: checkpointPath(w.path), Msg: "cannot write the checkpoint", Err: err}
+		return out, w.checkpointError(err)
 	}
-	return nil
+	out.Written = w.st.lines > 0
+	out.Events, out.Size, out.Runs = w.st.lines, w.st.size, len(w.st.runs)
+	out.ProjectionDropped = w.projDropped
+	out.Projection = out.Written && w.proj != nil && !w.projDropped
+	return out, nil
+}
+
+// checkpointError is the error of a checkpoint that was not written.
+func (w *Writer) checkpointError(err error) error {
+	path := checkpointPath(w.path)
+	var tl *CheckpointTooLargeError
+	if errors.As(err, &tl) {
+		return &Error{Kind: ErrTooLarge, SessionID: w.id, Path: path, Err: err}
+	}
+	return &Error{Kind: ErrIO, SessionID: w.id, Path: path, Msg: "cannot write the checkpoint", Err: err}
 }
 
 // EachEvent reads the events stored from byte offset from (the start of a
@@ -236,6 +346,9 @@ func (w *Writer) EachEvent(from int64, fn func(e *journal.Event) error) error {
 	}
 	if from < 0 || from > w.st.size {
 		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: fmt.Sprintf("offset %d is outside the session's %d bytes", from, w.st.size)}
+	}
+	if w.f == nil {
+		return nil // not created yet: no event
 	}
 	if from > 0 {
 		var b [1]byte
@@ -283,7 +396,9 @@ func (w *Writer) SessionID() string { return w.id }
 // Path returns the session file.
 func (w *Writer) Path() string { return w.path }
 
-// Created reports whether OpenWriter created the session file.
+// Created reports whether the session did not exist when OpenWriter
+// opened it (WriterOptions.Create): this writer creates its file, with the
+// first event it accepts. A writer that appends nothing creates nothing.
 func (w *Writer) Created() bool { return w.created }
 
 // Repaired returns what OpenWriter repaired, or nil when the file had no
@@ -366,6 +481,9 @@ func (w *Writer) Events() ([]journal.Event, error) {
 	if err := w.usable(); err != nil {
 		return nil, err
 	}
+	if w.f == nil {
+		return nil, nil // not created yet: no event
+	}
 	return readAll(w.f, w.st.size, w.path, w.id)
 }
 
@@ -404,24 +522,91 @@ func (w *Writer) AppendEvents(evs []journal.Event) ([]Ack, error) {
 // it are not written. On an I/O error nothing is acknowledged and the
 // writer is broken.
 func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
+	return w.append(lines, false)
+}
+
+// AppendGroup is all-or-nothing group commit: it validates every line, in
+// order, before the first byte is written. When one is rejected nothing is
+// written, the writer stands where it stood, and the error names that line
+// (acks is nil). Otherwise the lines are written with one write(2), made
+// durable with one fsync, and acknowledged, as AppendBatch does. A retry of
+// a stored event in the group is acknowledged as a duplicate.
+//
+// A crash during that one write can still leave a prefix of the group's
+// bytes: complete lines (never acknowledged), then possibly a torn line,
+// which the next open reports (ErrTornTail) or repairs.
+func (w *Writer) AppendGroup(lines [][]byte) ([]Ack, error) {
+	return w.append(lines, true)
+}
+
+func (w *Writer) append(lines [][]byte, all bool) ([]Ack, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.usable(); err != nil {
 		return nil, err
 	}
-	acks := make([]Ack, 0, len(lines))
-	buf := w.buf[:0]
+	for {
+		acks, buf, rejected, err := w.stage(lines, all)
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) > 0 {
+			if w.f == nil {
+				err = w.create(buf)
+			} else {
+				err = w.write(buf)
+			}
+		}
+		if cap(buf) <= 1<<20 {
+			w.buf = buf[:0]
+		} else {
+			w.buf = nil
+		}
+		if err == errCreatedMeanwhile {
+			// Another writer created the session since OpenWriter: open
+			// it as OpenWriter would now, and admit the lines again
+			// against what it holds.
+			w.st = newState(w.id)
+			if err := w.attach(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return acks, rejected
+	}
+}
+
+// stage admits lines into w's state and returns their acks and the bytes
+// to write. Without all it stops at the first rejected line, keeping the
+// ones before it; with all a rejected line takes back every line staged
+// before it (acks and buf are then empty). err is an I/O error that broke
+// the writer.
+func (w *Writer) stage(lines [][]byte, all bool) (acks []Ack, buf []byte, rejected, err error) {
+	acks = make([]Ack, 0, len(lines))
+	buf = w.buf[:0]
 	st := w.st
+	if all {
+		st.beginGroup()
+	}
 	// A retry of an event earlier in this batch is compared with its line
 	// in buf, not yet written.
 	st.pendingOff = st.size
-	var rejected error
+	defer func() { st.pending = nil }()
 	for _, raw := range lines {
 		st.pending = buf
-		a, jerr, err := st.admit(raw, false)
-		if err != nil {
-			st.pending = nil
-			return nil, w.fail("cannot read back a stored event", err)
+		var mark journal.CheckerMark
+		if st.checker != nil {
+			mark = st.checker.Mark()
+		}
+		a, jerr, ioErr := st.admit(raw, false)
+		if ioErr != nil {
+			if all {
+				st.undoGroup()
+			}
+			return nil, nil, nil, w.fail("cannot read back a stored event", ioErr)
 		}
 		if jerr == nil && a.dupOf > 0 {
 			acks = append(acks, Ack{EventID: strings.Clone(a.event.EventID), Line: a.dupOf, Offset: a.dupOff, Duplicate: true})
@@ -442,6 +627,10 @@ func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
 				buf = buf[:start]
 				jerr = &journal.Error{EventID: a.event.EventID, Code: journal.LineTooLong,
 					Msg: fmt.Sprintf("the event is %d bytes; a line may hold at most %d", n, journal.DefaultMaxLineBytes)}
+				if a.newRun == nil {
+					// The run's checker accepted the event: take it back.
+					st.checker.Rollback(mark, a.event.EventID)
+				}
 			}
 		}
 		if jerr != nil {
@@ -452,6 +641,10 @@ func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
 			id := strings.Clone(jerr.EventID) // it may alias the caller's line
 			jerr.EventID = id
 			rejected = &Error{Kind: kind, SessionID: w.id, Path: w.path, EventID: id, Err: jerr}
+			if all {
+				st.undoGroup()
+				return nil, buf[:0], rejected, nil
+			}
 			break
 		}
 		buf = append(buf, '\n')
@@ -459,18 +652,10 @@ func (w *Writer) AppendBatch(lines [][]byte) ([]Ack, error) {
 		st.commit(&a, len(buf)-start)
 		acks = append(acks, Ack{EventID: st.lastEventID(), Line: st.lines, Offset: off})
 	}
-	st.pending = nil
-	if len(buf) > 0 {
-		if err := w.write(buf); err != nil {
-			return nil, err
-		}
+	if all {
+		st.endGroup()
 	}
-	if cap(buf) <= 1<<20 {
-		w.buf = buf[:0]
-	} else {
-		w.buf = nil
-	}
-	return acks, rejected
+	return acks, buf, rejected, nil
 }
 
 // writeFile is the write(2) of a batch. Tests replace it to fail, or to
@@ -527,11 +712,14 @@ func (w *Writer) Close() error {
 		}
 		if w.st.lines >= min && (w.st.lines != w.cpLines || w.projDirty) {
 			if err := w.writeCheckpoint(); err != nil {
-				cerr = &Error{Kind: ErrIO, SessionID: w.id, Path: checkpointPath(w.path), Msg: "cannot write the checkpoint", Err: err}
+				cerr = w.checkpointError(err)
 			}
 		}
 	}
 	w.closed = true
+	if w.f == nil {
+		return nil // never created: nothing was written
+	}
 	if err := w.f.Close(); err != nil {
 		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Err: err}
 	}
