@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracecheck/tracecheck/exercise/reference"
@@ -83,4 +84,60 @@ func TestPythonSolutionPassesEverything(t *testing.T) {
 	for _, seed := range []int64{1, 99} {
 		requirePass(t, conformProcess(t, fx, seed, nil, py, filepath.Join("..", "exercises", "python", "solution", "subject.py")))
 	}
+}
+
+// requireStarterFails checks that every exercise fails on a starter kit,
+// at its first criterion, with the starter's own "not implemented" answer:
+// the criterion is named and nothing passes by accident.
+func requireStarterFails(tb testing.TB, res []ExerciseResult) {
+	tb.Helper()
+	if len(res) != len(Catalog()) {
+		tb.Fatalf("%d results for %d exercises", len(res), len(Catalog()))
+	}
+	for _, ex := range res {
+		f := ex.FirstFailure()
+		if ex.Status != Fail || f == nil {
+			tb.Errorf("%s: %s on the starter, want fail", ex.ID, ex.Status)
+			continue
+		}
+		if f.Index != 0 || f.ID != ex.ID+"1" || f.Name == "" {
+			tb.Errorf("%s: first failure %s %s, want the first criterion", ex.ID, f.ID, f.Name)
+		}
+		if !strings.Contains(f.Failure.Message, "not implemented yet") {
+			tb.Errorf("%s: %s failed with %q, want the starter's TODO answer", ex.ID, f.ID, f.Failure.Message)
+		}
+	}
+}
+
+func TestPythonStarterFailsEveryExercise(t *testing.T) {
+	py := python(t)
+	requireStarterFails(t, conformProcess(t, loadFixtures(t), 1, nil, py, filepath.Join("..", "exercises", "python", "starter", "subject.py")))
+}
+
+// goBuild builds a kit's main package into a temporary directory.
+func goBuild(tb testing.TB, pkg string) string {
+	tb.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		tb.Skip("SKIPPED: the go command is not on PATH; the Go kits are not checked")
+	}
+	out := filepath.Join(tb.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command(gobin, "build", "-o", out, pkg)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+func TestGoSolutionPassesEverything(t *testing.T) {
+	bin := goBuild(t, "../exercises/go/solution")
+	fx := loadFixtures(t)
+	for _, seed := range []int64{1, 99} {
+		requirePass(t, conformProcess(t, fx, seed, nil, bin))
+	}
+}
+
+func TestGoStarterFailsEveryExercise(t *testing.T) {
+	bin := goBuild(t, "../exercises/go/starter")
+	requireStarterFails(t, conformProcess(t, loadFixtures(t), 1, nil, bin))
 }
