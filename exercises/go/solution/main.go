@@ -33,7 +33,9 @@ type opError struct{ msg, code string }
 
 func (e *opError) Error() string { return e.msg }
 
-func fail(code, format string, a ...any) error { return &opError{msg: fmt.Sprintf(format, a...), code: code} }
+func fail(code, format string, a ...any) error {
+	return &opError{msg: fmt.Sprintf(format, a...), code: code}
+}
 
 func str(m obj, key string) string {
 	s, _ := m[key].(string)
