@@ -44,6 +44,9 @@ func LoadFixtures(referenceDir string) (*Fixtures, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The reference lessons' goldens (s01-s08) first: they are what the
+	// lessons talk about, and a failure on one of them reads best.
+	sort.SliceStable(ids, func(i, j int) bool { return isLesson(ids[i]) && !isLesson(ids[j]) })
 	for _, id := range ids {
 		data, err := st.Read(id)
 		if err != nil {
@@ -81,6 +84,12 @@ func LoadFixtures(referenceDir string) (*Fixtures, error) {
 		}
 	}
 	return fx, nil
+}
+
+// isLesson reports whether a golden id names a lesson of the curriculum
+// ("s07-session-replay").
+func isLesson(id string) bool {
+	return len(id) > 3 && id[0] == 's' && id[1] >= '0' && id[1] <= '9' && id[2] >= '0' && id[2] <= '9' && id[3] == '-'
 }
 
 // add parses one file and adds it, and its runs, unless the same bytes

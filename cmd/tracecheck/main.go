@@ -51,6 +51,8 @@ func commands() []command {
 		{"verify", "render scenarios and compare them with the golden traces", runVerify},
 		{"list", "list the built-in scenarios", runList},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
+		{"exercise", "the learners' exercises A-F and R, checked on a program in any language", runExercise},
+		{"conform", "check a subject program on every exercise it supports: -- CMD ARGS...", runConform},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
