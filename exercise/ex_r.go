@@ -7,6 +7,7 @@ import (
 	"github.com/tracecheck/tracecheck/exercise/reference"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/reducer"
 )
 
 func exerciseR() *Exercise {
@@ -115,6 +116,11 @@ next resume finds nothing to repair (rebuild from the file every time; keep no c
 						again := append(append([]jsonv.Value(nil), t.Events...), eventValues(res.Appended)...)
 						cs = append(cs, resumeCase(t.Name+", resumed once already", again, g, appendedView))
 					}
+					for _, t := range g.Fx.Sessions {
+						if holdsRepair(t.Events) && resumable(g, t.Events) {
+							cs = append(cs, resumeCase(t.Name, t.Events, g, appendedView))
+						}
+					}
 					return cs
 				},
 			},
@@ -172,13 +178,14 @@ func interruptedSessions(g *Gen) []Trace {
 	return out
 }
 
-// completeSessions are sessions that need no repair: the fixtures whose
-// history tracecheck can rebuild (no system prompt, no compaction), and
-// generated ones.
+// completeSessions are sessions that need no repair and hold none: the
+// fixtures whose history tracecheck can rebuild (no system prompt, no
+// compaction), and generated ones. (Sessions repaired before are
+// repairs-once's.)
 func completeSessions(g *Gen) []Trace {
 	var out []Trace
 	for _, t := range g.Fx.Sessions {
-		if _, err := reference.Resume(sessionOf(t.Events), t.Events, "run-probe-"+g.hex(4), ""); err == nil {
+		if !holdsRepair(t.Events) && resumable(g, t.Events) {
 			out = append(out, t)
 		}
 	}
@@ -187,6 +194,24 @@ func completeSessions(g *Gen) []Trace {
 		out = append(out, Trace{Name: g.caseName(i, fmt.Sprintf("a complete %d-run session", sh.Runs)), Events: g.generate(sh)})
 	}
 	return out
+}
+
+// resumable reports whether tracecheck can resume events (it can rebuild
+// their history).
+func resumable(g *Gen, events []jsonv.Value) bool {
+	_, err := reference.Resume(sessionOf(events), events, "run-probe-"+g.hex(4), "")
+	return err == nil
+}
+
+// holdsRepair reports whether a session holds a resume's repair of an
+// interrupted tool call.
+func holdsRepair(events []jsonv.Value) bool {
+	for _, e := range events {
+		if member(member(e, "payload"), "error_type").Text() == reducer.InterruptedToolErrorType {
+			return true
+		}
+	}
+	return false
 }
 
 func sessionOf(events []jsonv.Value) string { return member(events[0], "session_id").Text() }
