@@ -143,7 +143,8 @@ one, which would lose the conversation the user thinks they continue.`,
 				Hint:   `A resumed run is a new run: its run_id must not be one of the session's.`,
 				Cases: func(g *Gen) []Case {
 					var cs []Case
-					for i, t := range completeSessions(g)[:2] {
+					all := completeSessions(g)
+					for i, t := range []Trace{all[0], all[len(all)-1]} { // a fixture, a generated session
 						events := t.Events
 						run := runID(events[len(events)-1])
 						cs = append(cs, Case{Name: fmt.Sprintf("%s with run_id %s again", t.Name, run), Run: func(k *conn) error {
