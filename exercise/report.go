@@ -116,9 +116,24 @@ func (r *Report) anyFailed() bool {
 
 func (r *Report) subjectName() string {
 	if r.Hello == nil {
-		return safe(strings.Join(r.Argv, " "))
+		return safe(ShellJoin(r.Argv))
 	}
-	return fmt.Sprintf("%s (%s): %s", textsafe.Quote(r.Hello.Name), textsafe.Quote(r.Hello.Language), safe(strings.Join(r.Argv, " ")))
+	return fmt.Sprintf("%s (%s): %s", textsafe.Quote(r.Hello.Name), textsafe.Quote(r.Hello.Language), safe(ShellJoin(r.Argv)))
+}
+
+// ShellJoin writes a command line as a POSIX shell would read it back:
+// words with characters other than letters, digits and -_./=:,+@% are
+// single-quoted.
+func ShellJoin(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+			parts[i] = a
+		} else {
+			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func (r *Report) writeTable(w io.Writer) {
@@ -212,12 +227,14 @@ const exercismOutputLimit = 500
 // one test per criterion that ran, in catalogue order; task_id is the
 // criterion's number within its exercise for `exercise run`, the
 // exercise's number in the catalogue for `conform`. A protocol error is the
-// status of the criterion it interrupted ("error"), or of the whole run when
-// no criterion ran.
+// status ("error") of the criterion it interrupted, last; when no criterion
+// completed before it, of the whole run ("no test was executed"), with the
+// subject's stderr in the message.
 func (r *Report) WriteExercism(w io.Writer) error {
 	out := exercismResults{Version: 3, Status: "pass", Tests: []exercismTest{}}
 	output := r.exercismOutput()
 	cat := Catalog()
+	var broken *exercismTest // the criterion a protocol error interrupted
 	for _, ex := range r.Exercises {
 		exNum := 1 + indexOfExercise(cat, ex.ID)
 		crits := append([]CriterionResult(nil), ex.Criteria...)
@@ -237,20 +254,27 @@ func (r *Report) WriteExercism(w io.Writer) error {
 				t.TestCode += "\n" + summarizeRequest(c.Failure.Request)
 				out.Status = "fail"
 			case Broken:
-				msg := "the subject broke the protocol: " + r.Protocol
-				t.Status, t.Message, t.Output = "error", &msg, output
-				out.Status = "fail"
+				broken = &t
+				continue
 			}
 			out.Tests = append(out.Tests, t)
 		}
 	}
 	switch {
 	case r.Status == Broken && len(out.Tests) == 0:
+		// Nothing completed: the run errored (Exercism's "no test was executed").
 		msg := "the subject broke the protocol: " + r.Protocol
 		if len(r.Stderr) > 0 {
 			msg += "\nsubject stderr:\n" + strings.Join(r.Stderr, "\n")
 		}
 		out.Status, out.Message = "error", &msg
+	case r.Status == Broken:
+		out.Status = "fail"
+		if broken != nil {
+			msg := "the subject broke the protocol: " + r.Protocol
+			broken.Status, broken.Message, broken.Output = "error", &msg, output
+			out.Tests = append(out.Tests, *broken)
+		}
 	case r.Status != Pass:
 		out.Status = "fail"
 		if r.Message != "" {

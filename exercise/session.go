@@ -122,6 +122,13 @@ func withSubject(cfg Config, r *Report, check func(*subject.Subject, *subject.He
 	if r.Stderr == nil {
 		r.Stderr = []string{}
 	}
+	r.settle(err)
+	return nil
+}
+
+// settle sets the report's status from the run's error (a protocol error,
+// or nil) and its results.
+func (r *Report) settle(err error) {
 	var pe *subject.ProtocolError
 	switch {
 	case errors.As(err, &pe):
@@ -138,5 +145,4 @@ func withSubject(cfg Config, r *Report, check func(*subject.Subject, *subject.He
 			}
 		}
 	}
-	return nil
 }

@@ -344,18 +344,7 @@ func safeLine(s string) string {
 
 // rerunLine is the command line that repeats a run with the same cases.
 func rerunLine(cmd string, seed int64, argv []string) string {
-	parts := []string{programName, cmd, fmt.Sprintf("--seed %d", seed), "--"}
-	for _, a := range argv {
-		parts = append(parts, shellQuote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("%s %s --seed %d -- %s", programName, cmd, seed, exercise.ShellJoin(argv))
 }
 
 var runFormats = []string{"text", "json", "exercism", "junit"}
@@ -416,7 +405,7 @@ func runExerciseRun(e *env, args []string) int {
 		if next := p.Next(); next != nil {
 			fmt.Fprintf(e.stdout, " next: %s exercise show %s\n", programName, next.ID)
 		} else {
-			fmt.Fprintf(e.stdout, " Every exercise is done: %s conform -- %s checks them all.\n", programName, strings.Join(cfg.Argv, " "))
+			fmt.Fprintf(e.stdout, " Every exercise is done: %s conform -- %s checks them all.\n", programName, exercise.ShellJoin(cfg.Argv))
 		}
 	} else if *sf.format == "text" && r.Status == exercise.Fail && len(r.Exercises) == 1 && r.Exercises[0].Status == exercise.Fail {
 		fmt.Fprintf(e.stdout, "more help: %s exercise show %s --hint\n", programName, ex.ID)
