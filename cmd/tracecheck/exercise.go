@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -102,46 +101,17 @@ func runExerciseList(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	type entry struct {
-		ID       string   `json:"id"`
-		Slug     string   `json:"slug"`
-		Title    string   `json:"title"`
-		Ops      []string `json:"ops"`
-		Criteria int      `json:"criteria"`
-		Passed   int      `json:"passed"`
-		Done     bool     `json:"done"`
-	}
-	var entries []entry
-	for _, ex := range exercise.Catalog() {
-		en := entry{ID: ex.ID, Slug: ex.Slug, Title: ex.Title, Ops: ex.Ops, Criteria: len(ex.Criteria), Passed: p.Count(ex)}
-		en.Done = en.Passed == en.Criteria
-		entries = append(entries, en)
-	}
 	if *format == "json" {
 		if err := writeJSON(e.stdout, struct {
-			State     string  `json:"state"`
-			Exercises []entry `json:"exercises"`
-		}{*state, entries}); err != nil {
+			State     string               `json:"state"`
+			Exercises []exercise.ListEntry `json:"exercises"`
+		}{*state, exercise.List(p)}); err != nil {
 			return exitFailed
 		}
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tOPS\tPROGRESS")
-	for _, en := range entries {
-		prog := fmt.Sprintf("%d/%d", en.Passed, en.Criteria)
-		if en.Done {
-			prog += " done"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", en.ID, en.Title, strings.Join(en.Ops, ", "), prog)
-	}
-	tw.Flush()
+	exercise.WriteListText(e.stdout, p, programName)
 	fmt.Fprintf(e.stdout, "progress: %s\n", textsafe.Quote(*state))
-	if next := p.Next(); next != nil {
-		fmt.Fprintf(e.stdout, "next: %s exercise show %s, then %s exercise run %s -- <your subject>\n", programName, next.ID, programName, next.ID)
-	} else {
-		fmt.Fprintf(e.stdout, "every exercise is done; %s conform -- <your subject> checks them all at once\n", programName)
-	}
 	return exitOK
 }
 
@@ -171,51 +141,13 @@ func runExerciseShow(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	passed, cur := p.PassedSet(ex), p.Current(ex)
 	if *format == "json" {
-		type crit struct {
-			ID     string `json:"id"`
-			Name   string `json:"name"`
-			Accept string `json:"accept"`
-			Hint   string `json:"hint"`
-			Passed bool   `json:"passed"`
-		}
-		out := struct {
-			ID        string   `json:"id"`
-			Slug      string   `json:"slug"`
-			Title     string   `json:"title"`
-			Source    string   `json:"source"`
-			Ops       []string `json:"ops"`
-			Statement string   `json:"statement"`
-			Criteria  []crit   `json:"criteria"`
-		}{ex.ID, ex.Slug, ex.Title, ex.Source, ex.Ops, ex.Statement, nil}
-		for i, c := range ex.Criteria {
-			out.Criteria = append(out.Criteria, crit{ex.CriterionID(i), c.Name, c.Accept, c.Hint, passed[c.Name]})
-		}
-		if err := writeJSON(e.stdout, out); err != nil {
+		if err := ex.WriteStatementJSON(e.stdout, p); err != nil {
 			return exitFailed
 		}
 		return exitOK
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "%s. %s (%s)\nops: %s\n\n%s\n\nAcceptance criteria:\n", ex.ID, ex.Title, ex.Source, strings.Join(ex.Ops, ", "), ex.Statement)
-	for i, c := range ex.Criteria {
-		mark, note := "[ ]", ""
-		if passed[c.Name] {
-			mark = "[x]"
-		}
-		if i == cur {
-			note = "  <- current"
-		}
-		fmt.Fprintf(w, "  %d. %s %s %s: %s%s\n", i+1, mark, ex.CriterionID(i), c.Name, c.Accept, note)
-		if *withHint {
-			fmt.Fprintf(w, "       hint: %s\n", strings.ReplaceAll(c.Hint, "\n", "\n             "))
-		}
-	}
-	fmt.Fprintf(w, "\nCheck it: %s exercise run %s -- <your subject, e.g. python3 subject.py>\n", programName, ex.ID)
-	if !*withHint {
-		fmt.Fprintf(w, "Stuck? %s exercise show %s --hint\n", programName, ex.ID)
-	}
+	ex.WriteStatement(e.stdout, p, *withHint, programName)
 	return exitOK
 }
 
