@@ -24,7 +24,8 @@ type Trace struct {
 // Fixtures are the traces the criteria draw cases from: the golden traces
 // embedded in tracecheck (the five reference lessons and the scenarios)
 // and, when a reference directory is given, every *.trace.jsonl in it and
-// in its subdirectories that is not already among them.
+// in its subdirectories that is not already among them (and not longer than
+// MaxFixtureBytes).
 type Fixtures struct {
 	// Sessions are whole files, every run in order.
 	Sessions []Trace
@@ -32,6 +33,11 @@ type Fixtures struct {
 	// "<file> run <n>" when the file holds several.
 	Journals []Trace
 }
+
+// MaxFixtureBytes is the largest reference trace LoadFixtures uses: a
+// request carries a whole trace, and tracecheck keeps its requests under a
+// few MiB.
+const MaxFixtureBytes = 2 << 20
 
 // LoadFixtures reads the embedded goldens and, when referenceDir is not
 // empty, the reference traces under it. A reference file that is not
@@ -74,6 +80,9 @@ func LoadFixtures(referenceDir string) (*Fixtures, error) {
 	}
 	sort.Strings(files)
 	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > MaxFixtureBytes {
+			continue // its requests would be too long for a learner's program to be expected to read
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("reference traces: %w", err)

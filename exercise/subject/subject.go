@@ -585,7 +585,8 @@ func (s *Subject) Close() error {
 		default:
 			s.broken = &ProtocolError{Line: s.line, Reason: "output after the last response (stdout carries only responses; write logs to stderr)", Excerpt: excerpt(raw)}
 		}
-		t := time.NewTimer(closeGrace)
+		// The same grace for both: stdout ended, now the exit.
+		t := time.NewTimer(time.Until(deadline))
 		select {
 		case <-s.exited:
 		case <-t.C:
