@@ -12,7 +12,9 @@
 //
 // Exercises A-F are those of the curriculum's lesson s07, R is resume
 // (chapter 20 of the TypeScript harness). Each lives in its own file
-// (ex_<id>.go); adding one is that file, one line in Catalog, and its test.
+// (ex_<id>.go); adding one is that file, one line in Catalog, and its test:
+// a mutant per criterion in mutants_test.go, which shows that the
+// criterion can fail, and fails first for the mistake it is about.
 package exercise
 
 import (

@@ -366,12 +366,16 @@ func (s *Subject) call(op string, timeout time.Duration, fields ...jsonv.Member)
 		return s.fail(&ProtocolError{Line: line, ID: id, Op: op, Reason: reason, Excerpt: excerpt(raw)})
 	}
 
+	flag := "--timeout"
+	if op == "hello" {
+		flag = "--startup-timeout"
+	}
 	deadline := time.Now().Add(timeout)
 	wire := append(req.AppendJSON(nil), '\n')
 	s.stdin.SetWriteDeadline(deadline)
 	if _, err := s.stdin.Write(wire); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return nil, perr(0, fmt.Sprintf("the subject did not read the request within %s (--timeout); it was killed", timeout), nil)
+			return nil, perr(0, fmt.Sprintf("the subject did not read the request within %s (%s); it was killed", timeout, flag), nil)
 		}
 		return nil, perr(0, "the subject "+s.exitStatus()+" before reading the request", nil)
 	}
@@ -381,7 +385,7 @@ func (s *Subject) call(op string, timeout time.Duration, fields ...jsonv.Member)
 	lineNo := s.line
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, perr(0, fmt.Sprintf("no response within %s (--timeout); the subject was killed", timeout), nil)
+		return nil, perr(0, fmt.Sprintf("no response within %s (%s); the subject was killed", timeout, flag), nil)
 	case errors.Is(err, errTooLong):
 		return nil, perr(lineNo, fmt.Sprintf("the line is longer than %d bytes (--max-response); the subject was killed", s.opts.MaxResponseBytes), raw)
 	case errors.Is(err, io.EOF) && len(raw) == 0:
