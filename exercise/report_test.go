@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"strings"
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
@@ -27,9 +28,22 @@ var testArgv = []string{"python3", "my subject.py"}
 // Reports in every format, from runs whose cases depend only on the seed and
 // the embedded goldens. Regenerate with go test ./exercise -update.
 func TestReportFormats(t *testing.T) {
-	fx, err := LoadFixtures("")
+	loaded, err := LoadFixtures("")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Only the reference lessons' goldens, which never change: other
+	// scenarios' goldens come and go, and with them the case counts.
+	fx := &Fixtures{}
+	for _, tr := range loaded.Sessions {
+		if isLesson(strings.TrimPrefix(tr.Name, "golden ")) {
+			fx.Sessions = append(fx.Sessions, tr)
+		}
+	}
+	for _, tr := range loaded.Journals {
+		if isLesson(strings.TrimPrefix(tr.Name, "golden ")) {
+			fx.Journals = append(fx.Journals, tr)
+		}
 	}
 	stderr := []string{"replaying 7 events", "warning: \x1b[31mred\x1b[0m text"}
 
