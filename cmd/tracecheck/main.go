@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -53,6 +54,8 @@ func commands() []command {
 		{"render", "print the trace a scenario renders and the expectations it would need", runRender},
 		{"review", "accept or reject the pending goldens verify wrote", runReview},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
+		{"exercise", "the learners' exercises A-F and R, checked on a program in any language", runExercise},
+		{"conform", "check a subject program on every exercise it supports: -- CMD ARGS...", runConform},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
@@ -224,4 +227,17 @@ func runVersion(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "tracecheck %s (trace %s)\n", version, journal.TraceVersion)
 	return exitOK
+}
+
+// checkFormat reports whether format is one of allowed (text and json when
+// none are given); otherwise it prints a one-line usage error.
+func checkFormat(e *env, cmd, format string, allowed ...string) bool {
+	if len(allowed) == 0 {
+		allowed = []string{"text", "json"}
+	}
+	if slices.Contains(allowed, format) {
+		return true
+	}
+	usageError(e, cmd, "--format must be one of %s, not %q", strings.Join(allowed, ", "), format)
+	return false
 }
