@@ -54,7 +54,13 @@ const (
 	InvalidUTF8
 	NumberOverflow
 	TooDeep
+	// KeysUnchecked: an object has more members than duplicates are
+	// looked for among (maxKeyCheck).
+	KeysUnchecked
 )
+
+// maxKeyCheck bounds the members of one object compared for duplicates.
+const maxKeyCheck = 1024
 
 // StrictDepth is the nesting depth past which TooDeep is set (the Trace
 // reader's limit). MaxDepth is where parsing gives up.
@@ -320,8 +326,10 @@ func (d *Doc) key(src []byte, i int) (int, error) {
 				break
 			}
 		}
-		if len(d.keys)-int(base) < 64 { // beyond that, duplicates are not looked for
+		if len(d.keys)-int(base) < maxKeyCheck {
 			d.keys = append(d.keys, k)
+		} else {
+			d.flags |= KeysUnchecked
 		}
 	}
 	i = skipSpace(src, j+1)

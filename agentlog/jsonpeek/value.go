@@ -17,6 +17,14 @@ func (v Value) Kind() Kind {
 	return v.d.nodes[v.i].kind
 }
 
+// Flags returns the strictness flags of the document v belongs to.
+func (v Value) Flags() Flags {
+	if v.d == nil {
+		return 0
+	}
+	return v.d.flags
+}
+
 // Exists reports whether the value is present.
 func (v Value) Exists() bool { return v.d != nil }
 
