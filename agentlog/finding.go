@@ -49,6 +49,7 @@ type FileReport struct {
 
 	fixes   []fix
 	session string // the session id the file names first
+	ids     IDSet  // the entry ids of the file, so repairs mint new ones that do not collide
 }
 
 // Failed reports whether the file has an error or a warning.

@@ -61,6 +61,7 @@ func Lint(r io.Reader, name string, opt Options) *FileReport {
 		rep.add(Finding{Line: n + 1, Code: ReadFailed, Severity: Error, Message: err.Error()})
 	}
 	c.finish()
+	rep.ids = c.entries
 	rep.sortFindings()
 	return rep
 }
@@ -485,6 +486,11 @@ func (c *checker) finish() {
 		tool := ""
 		if oc.item.Tool != "" {
 			tool = " (" + q(oc.item.Tool) + ")"
+		}
+		if c.format == Pi && oc.abortLine == oc.line {
+			c.add(oc.line, OrphanCall, Info, fmt.Sprintf("tool call %s%s has no result, in an assistant message that ended with %s: pi drops such messages when it builds a request, so the call is never sent (not repaired: an answer would orphan)",
+				q(oc.item.CallID), tool, oc.abortText), oc.item.CallID)
+			continue
 		}
 		cp := *oc
 		c.addFix(oc.line, OrphanCall, fmt.Sprintf("tool call %s%s has no result; %s; %s", q(oc.item.CallID), tool, follow, orphanCallBehaviour(c.format)),

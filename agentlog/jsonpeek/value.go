@@ -189,3 +189,15 @@ func (v Value) Int() (int64, bool) {
 	n, err := strconv.ParseInt(string(v.Raw()), 10, 64)
 	return n, err == nil
 }
+
+// Span returns the byte offsets of the value's raw bytes in the source.
+func (v Value) Span() (start, end int) {
+	if v.d == nil {
+		return 0, 0
+	}
+	n := &v.d.nodes[v.i]
+	if n.kind == String {
+		return int(n.a) - 1, int(n.b) + 1
+	}
+	return int(n.a), int(n.b)
+}
