@@ -51,6 +51,8 @@ func commands() []command {
 		{"verify", "render scenarios and compare them with the golden traces", runVerify},
 		{"list", "list the built-in scenarios", runList},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
+		{"lint", "check (and repair) coding agents' session logs: Codex, Claude Code, pi, TS harness", runLint},
+		{"import", "convert a coding agent's session log to Trace 0.1.0", runImport},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
