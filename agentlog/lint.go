@@ -184,9 +184,9 @@ func (c *checker) record(rec *Record) {
 		c.add(rec.Line, UnknownRecord, Info, "record type "+q(rec.NativeType)+" is not one tracecheck knows; the agent skips it")
 	}
 	c.checkHeader(rec)
-	c.checkSession(rec)
+	mixed := c.checkSession(rec)
 	if rec.HasID {
-		c.checkEntry(rec)
+		c.checkEntry(rec, mixed)
 	}
 	c.checkCompaction(rec)
 	for i := range rec.Items {
@@ -218,9 +218,10 @@ func (c *checker) checkHeader(rec *Record) {
 	}
 }
 
-func (c *checker) checkSession(rec *Record) {
+// checkSession reports whether rec belongs to another session.
+func (c *checker) checkSession(rec *Record) bool {
 	if rec.Session == "" {
-		return
+		return false
 	}
 	if c.session == "" {
 		c.session, c.prevSession = rec.Session, rec.Session
@@ -232,28 +233,29 @@ func (c *checker) checkSession(rec *Record) {
 				c.forkChain[rec.ForkOf] = true
 			}
 		}
-		return
+		return false
 	}
 	switch c.format {
 	case Codex:
 		if !rec.Header || rec.Session == c.session {
-			return
+			return false
 		}
 		if c.forkChain[rec.Session] {
 			// A fork copies its parent's rollout, session_meta included.
 			if rec.ForkOf != "" {
 				c.forkChain[rec.ForkOf] = true
 			}
-			return
+			return false
 		}
 		c.add(rec.Line, MixedSession, Error, fmt.Sprintf("session_meta of session %s in the rollout of session %s (line %d), and not a session it was forked from: Codex resumes the first session_meta's thread, so these lines belong to a session that does not see them",
 			q(rec.Session), q(c.session), c.headerLine), rec.Session, c.session)
 	case ClaudeCode:
 		if rec.Session == c.prevSession {
-			return
+			return false
 		}
 		prev := c.prevSession
 		c.prevSession = rec.Session
+		mixed := true
 		switch {
 		case c.sessionsRun[rec.Session]:
 			c.add(rec.Line, MixedSession, Error, fmt.Sprintf("sessionId %s again after lines of session %s: two sessions write to this file (anthropics/claude-code#30802)",
@@ -261,21 +263,25 @@ func (c *checker) checkSession(rec *Record) {
 		case rec.HasParent && !c.entries.Has(rec.Parent):
 			c.add(rec.Line, MixedSession, Error, fmt.Sprintf("a line of session %s whose parent is not in this file, after lines of session %s: it was appended to the wrong session's file (anthropics/claude-code#30802)",
 				q(rec.Session), q(prev)), rec.Session, prev)
+		default:
+			mixed = false
 		}
 		// Otherwise a resume or fork that copied the earlier session's
 		// lines goes on under its new id: that is by design.
 		c.sessionsRun[rec.Session] = true
+		return mixed
 	case Pi:
 		if rec.Header && rec.Session != c.session {
 			c.add(rec.Line, MixedSession, Error, fmt.Sprintf("a second session header (%s) after the header of session %s at line %d: pi reads the first one and ignores this",
 				q(rec.Session), q(c.session), c.headerLine), rec.Session, c.session)
+			return true
 		}
 	case TSHarness:
 		if rec.Session == c.session || (rec.Header && rec.Line == c.headerLine) {
-			return
+			return false
 		}
 		if !rec.Header && c.forkChain[rec.Session] {
-			return // a subagent's run names its parent session
+			return false // a subagent's run names its parent session
 		}
 		what := "run_started names session"
 		if rec.Header {
@@ -283,7 +289,9 @@ func (c *checker) checkSession(rec *Record) {
 		}
 		c.add(rec.Line, MixedSession, Error, fmt.Sprintf("%s %s in the file of session %s: the harness finds sessions by their first line, so this run is filed under the wrong session",
 			what, q(rec.Session), q(c.session)), rec.Session, c.session)
+		return true
 	}
+	return false
 }
 
 func chainKey(rec *Record) string {
@@ -293,7 +301,7 @@ func chainKey(rec *Record) string {
 	return ""
 }
 
-func (c *checker) checkEntry(rec *Record) {
+func (c *checker) checkEntry(rec *Record, mixed bool) {
 	key := chainKey(rec)
 	brk := false
 	if rec.HasParent {
@@ -301,7 +309,7 @@ func (c *checker) checkEntry(rec *Record) {
 		case !c.entries.Has(rec.Parent):
 			brk = true
 			msg := fmt.Sprintf("entry %s names parent %s, which is no earlier entry of this file: %s", q(rec.ID), q(rec.Parent), danglingBehaviour(c.format))
-			if to, ok := c.relinkCandidate(key); ok {
+			if to, ok := c.relinkCandidate(key); ok && !mixed {
 				c.addFix(rec.Line, DanglingParent, msg+fmt.Sprintf("; exactly one earlier entry can be its parent (%s, line %d)", q(to), c.leaves[key][to]),
 					&fix{kind: fixRelink, parent: to}, rec.ID, rec.Parent)
 			} else {

@@ -90,7 +90,7 @@ func scanFile(r io.Reader, f Format, maxLine int, h handler) (int, error) {
 			continue
 		}
 		if err := d.Parse(l.raw); err != nil || d.Root().Kind() != jsonpeek.Object {
-			if parts, torn := splitConcatenated(&d, l.raw); parts != nil {
+			if parts, torn := splitConcatenated(&d, l.raw, f); parts != nil {
 				h.concatenated(l.num, parts, torn || l.torn)
 				for _, p := range parts {
 					if d.Parse(l.raw[p[0]:p[1]]) == nil {
@@ -131,8 +131,10 @@ const maxSplitTries = 256
 // a torn one) or "{…{…}" (a torn record, then a whole one, as
 // anthropics/claude-code#52387 shows). It returns the byte ranges of the
 // whole records and whether torn bytes surround them; nil when the line
-// is not of that shape. d is used as scratch.
-func splitConcatenated(d *jsonpeek.Doc, raw []byte) (parts [][2]int, torn bool) {
+// is not of that shape. Every whole part must look like a record of format
+// f (plausible), so that an inner object of one torn record is not taken
+// for a record of its own. d is used as scratch.
+func splitConcatenated(d *jsonpeek.Doc, raw []byte, f Format) (parts [][2]int, torn bool) {
 	objects := func(from int, toEnd bool) ([][2]int, int) {
 		var ps [][2]int
 		i := from
@@ -144,6 +146,9 @@ func splitConcatenated(d *jsonpeek.Doc, raw []byte) (parts [][2]int, torn bool) 
 				return ps, i
 			}
 			n, err := d.ParsePrefix(raw[i:])
+			if err == nil && !plausible(f, d.Root()) {
+				return nil, i
+			}
 			if err != nil {
 				if toEnd {
 					return nil, i
@@ -180,4 +185,21 @@ func splitConcatenated(d *jsonpeek.Doc, raw []byte) (parts [][2]int, torn bool) 
 		}
 	}
 	return nil, false
+}
+
+// plausible reports whether v has the top-level fields of a record of
+// format f.
+func plausible(f Format, v jsonpeek.Value) bool {
+	if v.Get("type").Kind() != jsonpeek.String {
+		return false
+	}
+	switch f {
+	case Codex, TSHarness:
+		return v.Get("timestamp").Exists() && v.Get("payload").Kind() == jsonpeek.Object
+	case ClaudeCode:
+		return v.Get("uuid").Exists() || v.Get("sessionId").Exists() || v.Get("leafUuid").Exists() || v.Get("messageId").Exists()
+	case Pi:
+		return v.Get("id").Exists() || v.Get("message").Exists() || v.Get("timestamp").Exists()
+	}
+	return false
 }
