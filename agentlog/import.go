@@ -59,9 +59,9 @@ type importer struct {
 	err     error
 
 	session, runID, agentID, surface, snapshot string
-	firstTime, lastTime                         string
-	model, provider                             string
-	flags                                       jsonpeek.Flags
+	firstTime, lastTime                        string
+	model, provider                            string
+	flags                                      jsonpeek.Flags
 }
 
 // prime fixes what every event repeats, from the sniffed lines: the
@@ -455,4 +455,3 @@ func rfc3339(ts string) string {
 	}
 	return ts
 }
-
