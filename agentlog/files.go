@@ -203,3 +203,17 @@ func closeSynced(f *os.File) error {
 	}
 	return err
 }
+
+// DetectFile names the format of the file at path from its first lines.
+func DetectFile(path string) (Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Unknown, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return Unknown, fmt.Errorf("%s is a directory", path)
+	}
+	lines, _ := sniff(f)
+	return Detect(lines), nil
+}

@@ -62,6 +62,17 @@ type importer struct {
 	firstTime, lastTime                        string
 	model, provider                            string
 	flags                                      jsonpeek.Flags
+
+	// native: the format has native entry ids. Without them every event
+	// id is line-N or line-N#k, unique by construction, and no set of
+	// written ids is needed.
+	native    bool
+	lastLine  int
+	lineK     int
+	sessionJS []byte // session_id, encoded once
+	provJS    []byte // the provenance object, re-encoded when model or provider changes
+	provModel string
+	provProv  string
 }
 
 // prime fixes what every event repeats, from the sniffed lines: the
@@ -101,6 +112,35 @@ func (im *importer) prime(lines [][]byte, name string) {
 		version = "unknown"
 	}
 	im.snapshot = im.agentID + "-" + version
+	im.native = im.format == ClaudeCode || im.format == Pi
+	im.sessionJS = appendString(nil, im.session)
+}
+
+// provenance returns the encoded provenance object for the current model
+// and provider.
+func (im *importer) provenance() []byte {
+	if im.provJS != nil && im.provModel == im.model && im.provProv == im.provider {
+		return im.provJS
+	}
+	b := append(im.provJS[:0], `{"agent_id":`...)
+	b = appendString(b, im.agentID)
+	b = append(b, `,"snapshot_id":`...)
+	b = appendString(b, im.snapshot)
+	b = append(b, `,"surface":`...)
+	b = appendString(b, im.surface)
+	b = append(b, `,"harness_mode":"native","run_id":`...)
+	b = appendString(b, im.runID)
+	if im.model != "" {
+		b = append(b, `,"model":`...)
+		b = appendString(b, im.model)
+	}
+	if im.provider != "" {
+		b = append(b, `,"provider":`...)
+		b = appendString(b, im.provider)
+	}
+	b = append(b, '}')
+	im.provJS, im.provModel, im.provProv = b, im.model, im.provider
+	return b
 }
 
 func (im *importer) badLine(int, bool, string)        { im.stats.Skipped++ }
@@ -133,10 +173,17 @@ func (im *importer) record(rec *Record) {
 	if ts != "" {
 		im.lastTime = ts
 	}
+	// Records from one line (a concatenated line) number their events on:
+	// line-N, line-N#1, ... stay unique.
 	k := 0
+	if rec.Line == im.lastLine {
+		k = im.lineK
+	}
+	im.lastLine = rec.Line
 	emit := func(ev event) {
 		im.write(rec, k, ts, ev)
 		k++
+		im.lineK = k
 	}
 	for i := range rec.Items {
 		it := &rec.Items[i]
@@ -282,6 +329,9 @@ func (im *importer) eventID(rec *Record, k int) string {
 	if k > 0 {
 		id = base + "#" + strconv.Itoa(k)
 	}
+	if !im.native {
+		return id
+	}
 	if im.emitted.Add(id) {
 		return id
 	}
@@ -303,7 +353,7 @@ func (im *importer) write(rec *Record, k int, ts string, ev event) {
 	b = append(b, `{"trace_version":"0.1.0","event_id":`...)
 	b = appendString(b, id)
 	b = append(b, `,"session_id":`...)
-	b = appendString(b, im.session)
+	b = append(b, im.sessionJS...)
 	b = append(b, `,"sequence":`...)
 	b = strconv.AppendInt(b, im.seq, 10)
 	b = append(b, `,"timestamp":`...)
@@ -337,23 +387,9 @@ func (im *importer) write(rec *Record, k int, ts string, ev event) {
 		b = appendMember(b, "native_session_id", rec.Session)
 	}
 	b = ev.payload(b)
-	b = append(b, `},"provenance":{"agent_id":`...)
-	b = appendString(b, im.agentID)
-	b = append(b, `,"snapshot_id":`...)
-	b = appendString(b, im.snapshot)
-	b = append(b, `,"surface":`...)
-	b = appendString(b, im.surface)
-	b = append(b, `,"harness_mode":"native","run_id":`...)
-	b = appendString(b, im.runID)
-	if im.model != "" {
-		b = append(b, `,"model":`...)
-		b = appendString(b, im.model)
-	}
-	if im.provider != "" {
-		b = append(b, `,"provider":`...)
-		b = appendString(b, im.provider)
-	}
-	b = append(b, `},"redaction":{"status":"clean","fields":[]}`...)
+	b = append(b, `},"provenance":`...)
+	b = append(b, im.provenance()...)
+	b = append(b, `,"redaction":{"status":"clean","fields":[]}`...)
 	if rec.HasParent && rec.Parent != "" && im.emitted.Has(rec.Parent) {
 		b = append(b, `,"parent_event_id":`...)
 		b = appendString(b, rec.Parent)

@@ -35,20 +35,20 @@ func runImport(e *env, args []string) int {
 		if path == "-" {
 			return usageError(e, "import", "standard input needs --from")
 		}
-		rep := agentlog.LintFile(path, agentlog.Options{})
-		switch rep.Format {
+		det, err := agentlog.DetectFile(path)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tracecheck import: %v\n", err)
+			return exitUsage
+		}
+		switch det {
 		case agentlog.Unknown:
-			if rep.Counts[agentlog.ReadFailed] > 0 {
-				fmt.Fprintf(e.stderr, "tracecheck import: %s\n", rep.Findings[0].Message)
-				return exitUsage
-			}
 			fmt.Fprintf(e.stderr, "tracecheck import: %s: not a session log import reads; name its format with --from\n", path)
 			return exitFailed
 		case agentlog.Trace:
 			fmt.Fprintf(e.stderr, "tracecheck import: %s is already a Trace file\n", path)
 			return exitFailed
 		}
-		f = rep.Format
+		f = det
 	}
 	r, name, err := openInput(e, path)
 	if err != nil {
