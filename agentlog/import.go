@@ -176,7 +176,7 @@ func (im *importer) record(rec *Record) {
 	// Records from one line (a concatenated line) number their events on:
 	// line-N, line-N#1, ... stay unique.
 	k := 0
-	if rec.Line == im.lastLine {
+	if rec.Line == im.lastLine && !(rec.HasID && rec.ID != "") {
 		k = im.lineK
 	}
 	im.lastLine = rec.Line
