@@ -180,6 +180,15 @@ func splitConcatenated(d *jsonpeek.Doc, raw []byte, f Format) (parts [][2]int, t
 		}
 		i += j
 		tries++
+		// After ':', ',' or '[' the object is a value inside the torn
+		// record, not a record of its own.
+		k := i - 1
+		for k > 0 && (raw[k] == ' ' || raw[k] == '\t') {
+			k--
+		}
+		if c := raw[k]; c == ':' || c == ',' || c == '[' {
+			continue
+		}
 		if ps, rest := objects(i, true); len(ps) > 0 && rest >= len(raw) {
 			return ps, true
 		}
