@@ -75,19 +75,7 @@ func decodeClaude(rec *Record) {
 	case "assistant":
 		rec.Leaf = rec.HasID
 		rec.Model = str(msg, "model")
-		msg.Get("content").Elems(func(_ int, b jsonpeek.Value) bool {
-			switch b.Get("type").Str() {
-			case "tool_use", "server_tool_use":
-				rec.add(Item{Kind: ItemCall, CallID: str(b, "id"), Tool: str(b, "name"), Body: b.Get("input")})
-			case "thinking", "redacted_thinking":
-				rec.add(Item{Kind: ItemReasoning, Body: b.Get("thinking")})
-			case "text":
-				rec.add(Item{Kind: ItemAssistant, Body: b.Get("text")})
-			default:
-				rec.add(Item{Kind: ItemAssistant, Body: b})
-			}
-			return true
-		})
+		assistantBlocks(rec, msg.Get("content"), "input", "tool_use", "server_tool_use")
 		if msg.Get("content").Kind() == jsonpeek.String {
 			rec.add(Item{Kind: ItemAssistant, Body: msg.Get("content")})
 		}

@@ -62,19 +62,7 @@ func decodePi(rec *Record) {
 			rec.add(Item{Kind: ItemUser, Body: content})
 		case "assistant":
 			rec.Model, rec.Provider = str(msg, "model"), str(msg, "provider")
-			content.Elems(func(_ int, b jsonpeek.Value) bool {
-				switch b.Get("type").Str() {
-				case "toolCall":
-					rec.add(Item{Kind: ItemCall, CallID: str(b, "id"), Tool: str(b, "name"), Body: b.Get("arguments")})
-				case "thinking":
-					rec.add(Item{Kind: ItemReasoning, Body: b.Get("thinking")})
-				case "text":
-					rec.add(Item{Kind: ItemAssistant, Body: b.Get("text")})
-				default:
-					rec.add(Item{Kind: ItemAssistant, Body: b})
-				}
-				return true
-			})
+			assistantBlocks(rec, content, "arguments", "toolCall")
 			if sr := str(msg, "stopReason"); sr == "aborted" || sr == "error" {
 				rec.add(Item{Kind: ItemAbort, Body: msg.Get("errorMessage"), Text: "stopReason " + sr})
 			}

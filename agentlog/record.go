@@ -95,3 +95,28 @@ func textHasPrefix(content jsonpeek.Value, p string) bool {
 	})
 	return found
 }
+
+// assistantBlocks adds the items of an assistant message's content blocks
+// (Claude Code and pi share the shape): a tool call is a block whose type
+// is one of callTypes, with its arguments under argsKey; thinking blocks
+// are reasoning; text and any other block are the model's output.
+func assistantBlocks(rec *Record, content jsonpeek.Value, argsKey string, callTypes ...string) {
+	content.Elems(func(_ int, b jsonpeek.Value) bool {
+		typ := b.Get("type")
+		for _, ct := range callTypes {
+			if typ.Is(ct) {
+				rec.add(Item{Kind: ItemCall, CallID: str(b, "id"), Tool: str(b, "name"), Body: b.Get(argsKey)})
+				return true
+			}
+		}
+		switch {
+		case typ.Is("thinking"), typ.Is("redacted_thinking"):
+			rec.add(Item{Kind: ItemReasoning, Body: b.Get("thinking")})
+		case typ.Is("text"):
+			rec.add(Item{Kind: ItemAssistant, Body: b.Get("text")})
+		default:
+			rec.add(Item{Kind: ItemAssistant, Body: b})
+		}
+		return true
+	})
+}
