@@ -133,3 +133,14 @@ func TestLongLineIsSkipped(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+func TestIDSetUUIDsAndOthersDoNotMix(t *testing.T) {
+	s := NewIDSet()
+	u := "5f2c9a10-1111-4222-8333-944455556666"
+	if !s.Add(u) || s.Add(u) || s.Has(strings.ToUpper(u)) || !s.Add(strings.ToUpper(u)) || s.Len() != 2 {
+		t.Error("a UUID and its uppercase spelling are two ids")
+	}
+	if s.Has("5f2c9a10-1111-4222-8333-94445555666") || s.Has("5f2c9a10x1111-4222-8333-944455556666") {
+		t.Error("near-UUIDs")
+	}
+}
