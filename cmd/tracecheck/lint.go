@@ -186,7 +186,8 @@ func jsonFile(rep *agentlog.FileReport) *lintJSONFile {
 }
 
 func summary(rep *agentlog.FileReport) string {
-	s := fmt.Sprintf("%s (%s, %d records): %d errors, %d warnings, %d info", textsafe.Quote(rep.File), rep.Format, rep.Records, rep.Errors, rep.Warnings, rep.Infos)
+	s := fmt.Sprintf("%s (%s, %d records): %s, %s, %d info", textsafe.Quote(rep.File), rep.Format, rep.Records,
+		plural(rep.Errors, "error"), plural(rep.Warnings, "warning"), rep.Infos)
 	if rep.Repairable > 0 {
 		s += fmt.Sprintf(", %d repairable", rep.Repairable)
 	}
@@ -298,4 +299,11 @@ func (o *lintOutput) finish() error {
 		return cireport.WriteJUnit(o.e.stdout, "tracecheck lint", o.suite)
 	}
 	return nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
