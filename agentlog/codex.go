@@ -48,7 +48,11 @@ func decodeCodex(rec *Record) {
 		// Calls and outputs kept in the replacement history are loaded
 		// after the compaction: they count as if written here.
 		p.Get("replacement_history").Elems(func(_ int, it jsonpeek.Value) bool {
+			n := len(rec.Items)
 			codexResponseItem(rec, it, true)
+			for i := n; i < len(rec.Items); i++ {
+				rec.Items[i].Replayed = true
+			}
 			return true
 		})
 	case "event_msg":

@@ -187,6 +187,9 @@ func (im *importer) record(rec *Record) {
 	}
 	for i := range rec.Items {
 		it := &rec.Items[i]
+		if it.Replayed {
+			continue
+		}
 		if rec.Sidechain && im.format == ClaudeCode {
 			emit(im.agentEvent(rec, it))
 			continue

@@ -30,6 +30,10 @@ type Item struct {
 	Body    jsonpeek.Value // the native value an import carries (content, arguments, output)
 	IsError bool
 	Text    string // a short note: an abort's reason, a run id
+	// Replayed: the item is a copy kept inside a compaction (Codex's
+	// replacement_history). The checks count it; import does not write it
+	// again.
+	Replayed bool
 }
 
 // Record is the format-neutral view of one native line.

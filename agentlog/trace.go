@@ -1,6 +1,7 @@
 package agentlog
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/tracecheck/tracecheck/journal"
@@ -11,7 +12,10 @@ import (
 // and validate never disagree. Their codes are the journal's (SEQUENCE_GAP,
 // SCHEMA, ...), all errors.
 func lintTrace(r io.Reader, rep *FileReport) {
-	for _, e := range journal.Validate(r, rep.File) {
+	cr := &lineCounter{r: r}
+	errs := journal.Validate(cr, rep.File)
+	rep.Lines, rep.Records = cr.lines, cr.lines
+	for _, e := range errs {
 		msg := e.Msg
 		if e.Pointer != "" {
 			msg = "at " + e.Pointer + ": " + msg
@@ -23,4 +27,16 @@ func lintTrace(r io.Reader, rep *FileReport) {
 		}
 		rep.add(Finding{Line: e.Line, Code: Code(e.Code), Severity: Error, Message: msg, IDs: ids})
 	}
+}
+
+// lineCounter counts the newlines read through it.
+type lineCounter struct {
+	r     io.Reader
+	lines int
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.lines += bytes.Count(p[:n], []byte{'\n'})
+	return n, err
 }
