@@ -105,11 +105,7 @@ func RepairTo(src, dst string, opt Options) (*RepairResult, error) {
 		}, opt)
 		return err
 	})
-	if side != nil {
-		if cerr := closeSynced(side); err == nil {
-			err = cerr
-		}
-	}
+	err = closeSide(side, err)
 	return res, err
 }
 
@@ -140,11 +136,7 @@ func RepairInPlace(src string, opt Options) (*RepairResult, string, error) {
 		}, opt)
 		return err
 	})
-	if side != nil {
-		if cerr := closeSynced(side); err == nil {
-			err = cerr
-		}
-	}
+	err = closeSide(side, err)
 	if res != nil {
 		res.Report.File = src
 	}
@@ -216,4 +208,16 @@ func DetectFile(path string) (Format, error) {
 	}
 	lines, _ := sniff(f)
 	return Detect(lines), nil
+}
+
+// closeSide syncs and closes a side file, if one was opened, and returns
+// the first error.
+func closeSide(side *os.File, err error) error {
+	if side == nil {
+		return err
+	}
+	if cerr := closeSynced(side); err == nil {
+		err = cerr
+	}
+	return err
 }
