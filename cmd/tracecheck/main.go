@@ -56,6 +56,8 @@ func commands() []command {
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
 		{"exercise", "the learners' exercises A-F and R, checked on a program in any language", runExercise},
 		{"conform", "check a subject program on every exercise it supports: -- CMD ARGS...", runConform},
+		{"lint", "check (and repair) coding agents' session logs: Codex, Claude Code, pi, TS harness", runLint},
+		{"import", "convert a coding agent's session log to Trace 0.1.0", runImport},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
