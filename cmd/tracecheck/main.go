@@ -1,10 +1,13 @@
 // Command tracecheck validates, replays, fingerprints and branches Trace
-// 0.1.0 session journals, and verifies scripted scenarios against committed
-// golden traces.
+// 0.1.0 session journals; verifies scripted scenarios against committed
+// golden traces; checks learners' programs on the curriculum's exercises;
+// and lints, imports and repairs real coding agents' session logs.
 //
 // Exit codes are the same for every command: 0 success, 1 the input was
 // checked and found wanting (invalid trace, drift, rejected event), 2 the
-// command line itself was wrong (unknown flag, scenario or session, missing file).
+// command line itself was wrong (unknown flag, scenario or session, missing
+// file). exercise and conform add 3: the program under test broke the
+// subject protocol, which is never counted as a learner's failure.
 package main
 
 import (
@@ -152,7 +155,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s COMMAND --help' for a command's flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 checked and failed, 2 usage error.\n")
+	fmt.Fprintf(w, "Exit status: 0 ok, 1 checked and failed, 2 usage error; 3 (exercise, conform) the\nprogram under test broke the subject protocol.\n")
 }
 
 // newFlags returns a flag set whose --help prints usageLine and the flags,
