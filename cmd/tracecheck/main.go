@@ -51,6 +51,7 @@ func commands() []command {
 		{"verify", "render scenarios and compare them with the golden traces", runVerify},
 		{"list", "list the built-in scenarios", runList},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
+		{"model", "serve a scenario's scripted model over HTTP, run agents against it, record and replay", runModel},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
