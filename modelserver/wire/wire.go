@@ -84,7 +84,7 @@ type Request struct {
 	Stream       bool
 	IncludeUsage bool // OpenAI stream_options.include_usage
 	Messages     []Message
-	Tools        []string   // the names of the tools offered, in order
+	Tools        []string    // the names of the tools offered, in order
 	Body         jsonv.Value // the whole body as parsed
 }
 
