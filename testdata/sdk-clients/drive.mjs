@@ -53,7 +53,7 @@ async function openaiTurn(client, messages, tools, stream) {
   const deltas = [];
   let argumentDeltas = 0;
   s.on('content', (d) => deltas.push(d));
-  s.on('tool_calls.function.arguments.delta', () => { argumentDeltas++; });
+  s.on('tool_calls.function.arguments.delta', (e) => { if (e.arguments_delta) argumentDeltas++; });
   const r = await s.finalChatCompletion();
   const c = r.choices[0];
   return {
@@ -94,7 +94,7 @@ async function anthropicTurn(client, messages, tools, stream) {
     const s = client.messages.stream(body);
     deltas = [];
     s.on('text', (d) => deltas.push(d));
-    s.on('inputJson', () => { argumentDeltas++; });
+    s.on('inputJson', (partial) => { if (partial) argumentDeltas++; });
     msg = await s.finalMessage();
   } else {
     msg = await client.messages.create(body);
