@@ -138,7 +138,10 @@ func AgentEnv(env []string, url string) []string {
 		if _, ours := set[k]; ours {
 			continue
 		}
-		if (k == EnvOpenAIKey || k == EnvAnthropicKey) && v != "" {
+		if k == EnvOpenAIKey || k == EnvAnthropicKey {
+			if v == "" {
+				continue // replaced by the dummy below
+			}
 			have[k] = true
 		}
 		out = append(out, kv)
