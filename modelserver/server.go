@@ -33,6 +33,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
@@ -112,10 +113,22 @@ type Rejection struct {
 	Message string
 }
 
-// String is the rejection on one line, safe to print: the message, which
-// quotes the request, goes through textsafe.Quote.
+// String is the rejection on one line, safe to print: a message that
+// holds a control, bidi or invalid character (it quotes the request) is
+// printed quoted by textsafe.Quote, else as it is.
 func (r Rejection) String() string {
-	return fmt.Sprintf("turn %d: %s %d %s: %s", r.Turn, r.API, r.Status, r.Kind, textsafe.Quote(r.Message))
+	return fmt.Sprintf("turn %d: %s %d %s: %s", r.Turn, r.API, r.Status, r.Kind, SafeText(r.Message))
+}
+
+// SafeText is s when the only reasons textsafe.Quote would quote it are
+// its quote marks and spaces (messages are sentences quoting JSON), else
+// textsafe.Quote(s).
+func SafeText(s string) string {
+	probe := strings.NewReplacer(`"`, "x", " ", "x").Replace(s)
+	if probe != "" && textsafe.Plain(probe) {
+		return s
+	}
+	return textsafe.Quote(s)
 }
 
 // Kinds of rejected requests, as the trace's error events name them.

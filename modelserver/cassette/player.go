@@ -48,6 +48,9 @@ type Options struct {
 	MaxBodyBytes int64        // 0 is modelserver.DefaultMaxBodyBytes
 }
 
+// KindMiss is the kind of a rejected request no recording matches.
+const KindMiss = "cassette_miss"
+
 // MaxEventBytes bounds one server-sent event read from upstream.
 const MaxEventBytes = 16 << 20
 
@@ -210,7 +213,7 @@ func (p *Player) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if p.opt.Mode == Replay {
-		p.failLocked(w, api, req, modelserver.KindNotFound, p.miss(r.Method, r.URL.Path, key, v))
+		p.failLocked(w, api, req, KindMiss, p.miss(r.Method, r.URL.Path, key, v))
 		return
 	}
 	rec := &Recording{API: api, Method: r.Method, Path: r.URL.Path, Request: v, Key: key}
