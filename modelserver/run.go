@@ -191,7 +191,7 @@ func (r *RunResult) Problems() []string {
 		out = append(out, fmt.Sprintf("the server rejected %d request(s); the first: %s", n, r.Report.Rejected[0]))
 	}
 	if n := r.Report.Unused(); n > 0 {
-		out = append(out, fmt.Sprintf("the script was not fully used: %d of %d scripted turns unanswered (turn %d on)", n, r.Report.Turns, r.Report.Used+1))
+		out = append(out, fmt.Sprintf("the script was not fully used: %d of %d turns unanswered (turn %d on)", n, r.Report.Turns, r.Report.Used+1))
 	}
 	if r.Report.TraceErr != nil {
 		out = append(out, r.Report.TraceErr.Error())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -99,10 +100,10 @@ func TestRunProblems(t *testing.T) {
 		want []string
 	}{
 		{"agent fails and sends nothing", []string{py, "-c", "import sys; sys.exit(3)"},
-			[]string{"the agent exited with status 3", "the script was not fully used: 2 of 2 scripted turns unanswered (turn 1 on)"}},
+			[]string{"the agent exited with status 3", "the script was not fully used: 2 of 2 turns unanswered (turn 1 on)"}},
 		{"agent leaves a tool call unanswered", []string{py, "-c", orphanAgent}, []string{
 			"the server rejected 1 request(s); the first: turn 2: openai.chat 400 invalid_request: An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call-001",
-			"the script was not fully used: 1 of 2 scripted turns unanswered (turn 2 on)"}},
+			"the script was not fully used: 1 of 2 turns unanswered (turn 2 on)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := modelserver.RunScenario(context.Background(), sc, modelserver.Options{}, modelserver.Command{Args: tc.args})
@@ -154,5 +155,23 @@ func TestTestdataScenarios(t *testing.T) {
 		if p := scenarios.Check(r); len(p) > 0 {
 			t.Errorf("%s: %q", sc.ID, p)
 		}
+	}
+}
+
+// TestDocsExampleIsTheTestedAgent: the agent printed in docs/model-server.md
+// is the file the tests run.
+func TestDocsExampleIsTheTestedAgent(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "model-server.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := os.ReadFile(exampleAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "```python\n")
+	block, _, closed := strings.Cut(after, "```\n")
+	if !ok || !closed || block != string(agent) {
+		t.Errorf("the python block of docs/model-server.md is not %s", exampleAgent)
 	}
 }

@@ -112,7 +112,7 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 	}
 	if useCassette {
 		p, err := cassette.Open(*f.cassette, cassette.Options{
-			Mode: cassette.Mode(*f.mode), Upstream: *f.upstream, Trace: traceW, Log: e.stderr,
+			Mode: cassette.Mode(*f.mode), Upstream: *f.upstream, Trace: traceW, Log: prefixed(e.stderr, programName+" "+cmd+": "),
 		})
 		if err != nil {
 			closeTrace()
@@ -262,7 +262,7 @@ func serve(e *env, cmd string, src *sourceFlags, addr string, remote bool) int {
 
 // writeReport prints the one-line summary of a conversation.
 func writeReport(w io.Writer, cmd string, r modelserver.Report) {
-	fmt.Fprintf(w, "%s %s: answered %d request(s): %d of %d scripted turns used, %d past the script, %d rejected\n",
+	fmt.Fprintf(w, "%s %s: answered %d request(s): %d of %d turns used, %d past the script, %d rejected\n",
 		programName, cmd, r.Answered, r.Used, r.Turns, r.Exhausted, len(r.Rejected))
 	if r.TraceErr != nil {
 		fmt.Fprintf(w, "%s %s: %v\n", programName, cmd, r.TraceErr)

@@ -40,7 +40,7 @@ func TestModelRunMatchesGolden(t *testing.T) {
 	if code != exitOK || stdout != "The echo tool returned hello.\n" {
 		t.Fatalf("exit %d\nstdout %q\nstderr %s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "answered 2 request(s): 2 of 2 scripted turns used, 0 past the script, 0 rejected") {
+	if !strings.Contains(stderr, "answered 2 request(s): 2 of 2 turns used, 0 past the script, 0 rejected") {
 		t.Errorf("stderr %q lacks the report", stderr)
 	}
 	got, err := os.ReadFile(trace)
@@ -73,14 +73,14 @@ func TestModelRunFailures(t *testing.T) {
 		want string
 	}{
 		{"agent fails", []string{"--scenario", "s03-tool-dispatch", "--", py, "-c", "import sys; sys.exit(3)"}, exitFailed,
-			"tracecheck model run: FAIL the agent exited with status 3\ntracecheck model run: FAIL the script was not fully used: 2 of 2 scripted turns unanswered (turn 1 on)\n"},
+			"tracecheck model run: FAIL the agent exited with status 3\ntracecheck model run: FAIL the script was not fully used: 2 of 2 turns unanswered (turn 1 on)\n"},
 		{"unknown scenario", []string{"--scenario", "no-such-scenario", "--", py}, exitUsage, `unknown scenario "no-such-scenario"`},
 		{"no command", []string{"--scenario", "s03-tool-dispatch"}, exitUsage, "no agent command: give it after --"},
 		{"command not found", []string{"--scenario", "s03-tool-dispatch", "--", "tracecheck-no-such-program"}, exitUsage, "starting the agent"},
-		{"scenario file", []string{"--scenario", filepath.Join("..", "..", "testdata", "modelserver", "stream-echo.json"), "--", py, exampleAgent, "--stream", "x"}, exitOK, "2 of 2 scripted turns used"},
+		{"scenario file", []string{"--scenario", filepath.Join("..", "..", "testdata", "modelserver", "stream-echo.json"), "--", py, exampleAgent, "--stream", "x"}, exitOK, "2 of 2 turns used"},
 		{"cassette miss", []string{"--cassette", s03Cassette, "--", py, exampleAgent, "Say something else."}, exitFailed,
 			`nearest: exchange 1 (event evt-000, line 1), first difference at /messages/0/content: recorded "Use the echo tool, then report its result.", sent "Say something else."`},
-		{"cassette replay", []string{"--cassette", s03Cassette, "--", py, exampleAgent, s03Prompt}, exitOK, "2 of 2 scripted turns used"},
+		{"cassette replay", []string{"--cassette", s03Cassette, "--", py, exampleAgent, s03Prompt}, exitOK, "2 of 2 turns used"},
 		{"scenario and cassette", []string{"--scenario", "s03-tool-dispatch", "--cassette", s03Cassette, "--", py}, exitUsage, "not both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestModelServeSignals(t *testing.T) {
 			if cmd.ProcessState.ExitCode() != exitOK {
 				t.Errorf("exit %d after %s\n%s", cmd.ProcessState.ExitCode(), sig, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "answered 1 request(s): 1 of 2 scripted turns used") {
+			if !strings.Contains(stderr.String(), "answered 1 request(s): 1 of 2 turns used") {
 				t.Errorf("stderr %q lacks the report", stderr.String())
 			}
 			code, stdout, vstderr := runCmd(t, "", "validate", trace)

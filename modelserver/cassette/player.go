@@ -376,7 +376,7 @@ func (p *Player) rejectLocked(turn int, api wire.API, req *wire.Request, kind st
 	)})
 	p.trace.Append(entries...)
 	if p.opt.Log != nil {
-		fmt.Fprintf(p.opt.Log, "%s\n", rej)
+		fmt.Fprintf(p.opt.Log, "rejected %s\n", rej)
 	}
 }
 
