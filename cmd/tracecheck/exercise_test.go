@@ -20,13 +20,6 @@ func testSubject(name string) string {
 	return filepath.Join("..", "..", "testdata", "exercise", "subjects", name+".sh")
 }
 
-func needPython(tb testing.TB) {
-	tb.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		tb.Skip("SKIPPED: python3 is not installed; the Python kit is not run through the CLI")
-	}
-}
-
 func needSh(tb testing.TB) {
 	tb.Helper()
 	if _, err := exec.LookPath("sh"); err != nil {

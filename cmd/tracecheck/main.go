@@ -61,6 +61,7 @@ func commands() []command {
 		{"conform", "check a subject program on every exercise it supports: -- CMD ARGS...", runConform},
 		{"lint", "check (and repair) coding agents' session logs: Codex, Claude Code, pi, TS harness", runLint},
 		{"import", "convert a coding agent's session log to Trace 0.1.0", runImport},
+		{"model", "serve a scenario's scripted model over HTTP, run agents against it, record and replay", runModel},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
@@ -245,4 +246,32 @@ func checkFormat(e *env, cmd, format string, allowed ...string) bool {
 	}
 	usageError(e, cmd, "--format must be one of %s, not %q", strings.Join(allowed, ", "), format)
 	return false
+}
+
+// notes returns a writer for notes on stderr: each line written to it gets
+// "tracecheck CMD: " in front, except indented continuation lines.
+func notes(w io.Writer, cmd string) io.Writer {
+	return &noteWriter{w: w, prefix: programName + " " + cmd + ": "}
+}
+
+type noteWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (n *noteWriter) Write(b []byte) (int, error) {
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "  ") {
+			out.WriteString(n.prefix)
+		}
+		out.WriteString(line)
+	}
+	if _, err := io.WriteString(n.w, out.String()); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
