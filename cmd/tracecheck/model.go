@@ -134,8 +134,6 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 	return srv, closeTrace, 0, true
 }
 
-
-
 const serveDescription = "Serve the scripted turns of a scenario (or the recordings of a cassette) where\n" +
 	"agents look for a model: POST /v1/chat/completions (OpenAI Chat Completions,\n" +
 	"whole and stream: true), POST /v1/messages (Anthropic Messages, whole and\n" +

@@ -273,4 +273,3 @@ func workDir() string {
 	}
 	return filepath.Clean(wd)
 }
-
