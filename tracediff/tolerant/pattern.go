@@ -58,9 +58,9 @@ const (
 // The spellings of the placeholders.
 const (
 	AnyValue       = "{...}"
-	AnyMembersKey  = "..."   // with AnyValue as its value: further members allowed
-	AnyElements    = "..."   // as an array element: any run of elements
-	AnyRun         = "[..]"  // inside a string: any run of characters
+	AnyMembersKey  = "..."  // with AnyValue as its value: further members allowed
+	AnyElements    = "..."  // as an array element: any run of elements
+	AnyRun         = "[..]" // inside a string: any run of characters
 	TimestampToken = "[TIMESTAMP]"
 	UUIDToken      = "[UUID]"
 	DurationToken  = "[DURATION]"

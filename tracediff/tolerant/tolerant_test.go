@@ -35,10 +35,10 @@ func TestClassify(t *testing.T) {
 		{"[DURATION]", Duration, "[DURATION]"},
 		{"[RUN_ID]", Binding, "RUN_ID"},
 		{"[ID-12]", Binding, "ID-12"},
-		{"[id]", Literal, "[id]"},      // lower case: data
-		{"[1D]", Literal, "[1D]"},      // must start with a letter
-		{"[A B]", Literal, "[A B]"},    // no spaces
-		{"[..]", Glob, "[..]"},         // any string
+		{"[id]", Literal, "[id]"},   // lower case: data
+		{"[1D]", Literal, "[1D]"},   // must start with a letter
+		{"[A B]", Literal, "[A B]"}, // no spaces
+		{"[..]", Glob, "[..]"},      // any string
 		{"file-[..].txt", Glob, "file-[..].txt"},
 		{"run-[UUID]", Glob, "run-[UUID]"},
 		{`\[RUN_ID]`, Escaped, "[RUN_ID]"},
