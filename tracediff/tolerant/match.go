@@ -210,6 +210,10 @@ func (m *Matcher) bind(name string, v jsonv.Value) string {
 		if b.canon == canon {
 			return ""
 		}
+		if other, ok := m.values[canon]; ok {
+			return fmt.Sprintf("[%s] is bound to %s (%s) and this value to [%s] (%s): a mix-up of the two",
+				name, cut(b.canon, 60), where(b), other, where(m.names[other]))
+		}
 		return fmt.Sprintf("[%s] is bound to %s (%s)", name, cut(b.canon, 60), where(b))
 	}
 	if other, ok := m.values[canon]; ok {
