@@ -305,8 +305,7 @@ func (d *differ) pair(run int, e, a *srcLine) {
 		identify(&ed, ev)
 	}
 	for _, m := range ms {
-		ed.Fields = append(ed.Fields, FieldDiff{Pointer: m.Pointer, Expected: showJSON(m.Expected, d.opt.MaxValueBytes),
-			Actual: showJSON(m.Actual, d.opt.MaxValueBytes), Reason: m.Reason})
+		ed.Fields = append(ed.Fields, FieldOf(m, d.opt.MaxValueBytes))
 	}
 	ed.FieldsOmitted = n - len(ms)
 	d.rep.Events = append(d.rep.Events, ed)

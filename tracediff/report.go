@@ -7,6 +7,7 @@ import (
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
 
 // Report is the outcome of a comparison: every differing event counted, the
@@ -221,4 +222,13 @@ func writeU(b *strings.Builder, r rune) {
 	for shift := 12; shift >= 0; shift -= 4 {
 		b.WriteByte(hex[(r>>shift)&0xf])
 	}
+}
+
+// FieldOf turns a matcher's mismatch into a FieldDiff, values cut to
+// maxValue bytes (0: DefaultMaxValueBytes).
+func FieldOf(m tolerant.Mismatch, maxValue int) FieldDiff {
+	if maxValue <= 0 {
+		maxValue = DefaultMaxValueBytes
+	}
+	return FieldDiff{Pointer: m.Pointer, Expected: showJSON(m.Expected, maxValue), Actual: showJSON(m.Actual, maxValue), Reason: m.Reason}
 }
