@@ -399,12 +399,13 @@ func (c *comparer) unordered() {
 }
 
 // unmatched reports expected call e, shown against the closest actual call
-// not used yet (from index from on), which it then uses up.
-func (c *comparer) unmatched(e *Call, used []bool, from int, note string) {
+// not used yet, which it then uses up; after is where an ordered match
+// would have had to find it (a closer call before that is out of order).
+func (c *comparer) unmatched(e *Call, used []bool, after int, note string) {
 	best, bestMs := -1, []tolerant.Mismatch(nil)
 	tried := 0
 	for pass := 0; pass < 2 && best < 0; pass++ {
-		for j := from; j < len(used) && tried < maxCandidates; j++ {
+		for j := 0; j < len(used) && tried < maxCandidates; j++ {
 			a := &c.act.Calls[j]
 			if used[j] || (pass == 0) != (a.ToolName() == e.ToolName()) {
 				continue
@@ -421,5 +422,13 @@ func (c *comparer) unmatched(e *Call, used []bool, from int, note string) {
 		return
 	}
 	used[best] = true
-	c.f.add(c.onActual(KindUnmatched, &c.act.Calls[best], e, bestMs, note+"; the closest actual call differs as shown"))
+	switch {
+	case best < after && len(bestMs) == 0:
+		note += "; the same call comes before the previous match: out of order"
+	case best < after:
+		note += "; the closest actual call (before the previous match: out of order) differs as shown"
+	default:
+		note += "; the closest actual call differs as shown"
+	}
+	c.f.add(c.onActual(KindUnmatched, &c.act.Calls[best], e, bestMs, note))
 }
