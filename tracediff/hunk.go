@@ -2,6 +2,7 @@ package tracediff
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // hunker builds a unified diff while the files stream by: it keeps the
@@ -14,11 +15,23 @@ type hunker struct {
 	maxLine int
 	out     strings.Builder
 
-	ring []diffLine // the last equal lines, at most context
+	// ring holds the last equal lines, at most context, as raw prefixes in
+	// reused buffers: most equal lines never reach a hunk, so they are only
+	// made printable when one opens.
+	ring []ringLine
 	cur  []diffLine // the open hunk
 	tail int        // equal lines at the end of cur since its last change
 	open bool
 	done bool // no more hunks may open
+}
+
+// ringLine is an equal line kept for leading context: the first maxLine
+// bytes of it and its full length.
+type ringLine struct {
+	eLine, aLine int
+	buf          []byte
+	full         int
+	ready        string // a line that was already cut and made safe
 }
 
 // diffLine is one line of a hunk: op ' ', '-' or '+', its numbers in the
@@ -49,11 +62,47 @@ func (h *hunker) same(eLine, aLine int, raw []byte) {
 		}
 		return
 	}
+	h.keep(eLine, aLine, raw)
+}
+
+// keep puts an equal line at the end of the ring, reusing the buffer of
+// the line it pushes out.
+func (h *hunker) keep(eLine, aLine int, raw []byte) {
+	var slot ringLine
 	if len(h.ring) == h.context {
+		slot = h.ring[0]
 		copy(h.ring, h.ring[1:])
 		h.ring = h.ring[:len(h.ring)-1]
 	}
-	h.ring = append(h.ring, diffLine{op: ' ', eLine: eLine, aLine: aLine, text: h.line(raw), eCount: true, aCount: true})
+	// A few bytes past the cut let cutText find a rune boundary.
+	slot.buf = append(slot.buf[:0], raw[:min(len(raw), h.maxLine+4)]...)
+	slot.eLine, slot.aLine, slot.full, slot.ready = eLine, aLine, len(raw), ""
+	h.ring = append(h.ring, slot)
+}
+
+// fromRing makes the kept lines hunk lines.
+func (h *hunker) fromRing() {
+	for _, r := range h.ring {
+		text := r.ready
+		if text == "" {
+			text = SafeLine(cutPrefix(r.buf, r.full, h.maxLine))
+		}
+		h.cur = append(h.cur, diffLine{op: ' ', eLine: r.eLine, aLine: r.aLine, text: text, eCount: true, aCount: true})
+	}
+	h.ring = h.ring[:0]
+}
+
+// cutPrefix is cutText for a line of full bytes of which prefix holds the
+// first few past n.
+func cutPrefix(prefix []byte, full, n int) string {
+	if full <= n {
+		return string(prefix)
+	}
+	k := n
+	for k > 0 && !utf8.RuneStart(prefix[k]) {
+		k--
+	}
+	return string(prefix[:k]) + "…(" + itoa(full-k) + " more bytes)"
 }
 
 // change records a changed, missing (a nil) or extra (e nil) event's lines.
@@ -63,8 +112,8 @@ func (h *hunker) change(eLine int, e []byte, aLine int, a []byte) {
 	}
 	if !h.open {
 		h.open = true
-		h.cur = append(h.cur[:0], h.ring...)
-		h.ring = h.ring[:0]
+		h.cur = h.cur[:0]
+		h.fromRing()
 	}
 	h.tail = 0
 	// A side without the event passes the line it follows, which numbers
@@ -93,7 +142,9 @@ func (h *hunker) close() {
 	if n := len(rest); n > h.context {
 		rest = rest[n-h.context:]
 	}
-	h.ring = append(h.ring, rest...)
+	for _, l := range rest {
+		h.ring = append(h.ring, ringLine{eLine: l.eLine, aLine: l.aLine, ready: l.text})
+	}
 	h.cur, h.open, h.tail = h.cur[:0], false, 0
 }
 
