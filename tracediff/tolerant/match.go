@@ -41,6 +41,7 @@ type Matcher struct {
 	values map[string]string  // canonical value → name
 	undo   []string           // names bound, in order, for Rollback
 	ptr    []byte             // the pointer being visited
+	canon  []byte             // scratch for a value's canonical JSON
 	globs  map[string][]globToken
 }
 
@@ -205,21 +206,22 @@ func (m *Matcher) glob(s string) []globToken {
 // bind binds name to v, or checks v against its binding; it returns why
 // not, or "".
 func (m *Matcher) bind(name string, v jsonv.Value) string {
-	canon := string(v.AppendCanonical(nil))
+	m.canon = v.AppendCanonical(m.canon[:0])
 	if b, ok := m.names[name]; ok {
-		if b.canon == canon {
+		if b.canon == string(m.canon) { // no allocation: compared in place
 			return ""
 		}
-		if other, ok := m.values[canon]; ok {
+		if other, ok := m.values[string(m.canon)]; ok {
 			return fmt.Sprintf("[%s] is bound to %s (%s) and this value to [%s] (%s): a mix-up of the two",
 				name, cut(b.canon, 60), where(b), other, where(m.names[other]))
 		}
 		return fmt.Sprintf("[%s] is bound to %s (%s)", name, cut(b.canon, 60), where(b))
 	}
-	if other, ok := m.values[canon]; ok {
+	if other, ok := m.values[string(m.canon)]; ok {
 		b := m.names[other]
 		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", other, where(b))
 	}
+	canon := string(m.canon)
 	m.names[name] = binding{canon: canon, line: m.Line, ptr: string(m.ptr)}
 	m.values[canon] = name
 	m.undo = append(m.undo, name)
