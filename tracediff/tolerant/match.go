@@ -221,6 +221,9 @@ func (m *Matcher) bind(name string, v jsonv.Value) string {
 		b := m.names[other]
 		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", other, where(b))
 	}
+	// A clone: name is a slice of the parsed line's text, which it would
+	// otherwise keep alive whole.
+	name = strings.Clone(name)
 	canon := string(m.canon)
 	m.names[name] = binding{canon: canon, line: m.Line, ptr: string(m.ptr)}
 	m.values[canon] = name

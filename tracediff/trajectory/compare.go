@@ -26,6 +26,8 @@ package trajectory
 
 import (
 	"io"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -135,6 +137,9 @@ func newFailures(r *tracediff.Report, opt tracediff.Options) *failures {
 	}
 	return &failures{r: r, opt: opt}
 }
+
+// full reports whether the next failure is only counted.
+func (f *failures) full() bool { return len(f.r.Events) >= f.opt.MaxEvents }
 
 func (f *failures) add(ed tracediff.EventDiff) {
 	f.r.Differences++
@@ -346,15 +351,29 @@ func (c *comparer) exact() {
 
 // inOrder matches each expected call to the earliest fitting actual call
 // after the previous match: taking the earliest leaves the most room for
-// the rest, so it finds an in-order pairing whenever one exists.
+// the rest, so it finds an in-order pairing whenever one exists. Calls
+// compared by key are found by binary search in the positions of their
+// key; the others by a scan.
 func (c *comparer) inOrder() {
 	es, as := c.exp.Calls, c.act.Calls
+	byKey := map[string][]int{}
+	for j := range as {
+		if k, ok := c.exactKey(&as[j], false); ok {
+			byKey[k] = append(byKey[k], j)
+		}
+	}
 	used := make([]bool, len(as))
 	j := 0
 	for i := range es {
-		k := j
-		for k < len(as) && !c.fits(&es[i], &as[k]) {
-			k++
+		k := len(as)
+		if key, ok := c.exactKey(&es[i], true); ok {
+			ps := byKey[key]
+			if n := sort.SearchInts(ps, j); n < len(ps) {
+				k = ps[n]
+			}
+		} else {
+			for k = j; k < len(as) && !c.fits(&es[i], &as[k]); k++ {
+			}
 		}
 		if k < len(as) {
 			used[k], j = true, k+1
@@ -364,34 +383,70 @@ func (c *comparer) inOrder() {
 	}
 }
 
-// unordered pairs calls by a maximum bipartite matching and reports what
-// the relation does not allow to stay unpaired.
+// unordered pairs calls one to one as the relation needs and reports what
+// may not stay unpaired. Calls compared by key are interchangeable within
+// their key, so they are paired by key first; giving a keyed expected call
+// its partner never lowers the size of the best pairing (an exchange
+// argument: any pairing that leaves it unmatched while its partner serves
+// another expected call can swap the two). The calls left go through a
+// maximum bipartite matching.
 func (c *comparer) unordered() {
 	es, as := c.exp.Calls, c.act.Calls
-	adj := make([][]int, len(es))
+	matchE := make([]int, len(es))
+	used := make([]bool, len(as))
+	free := map[string][]int{}
+	var restA []int
+	for j := range as {
+		if k, ok := c.exactKey(&as[j], false); ok {
+			free[k] = append(free[k], j)
+		}
+	}
+	var restE []int
 	for i := range es {
+		matchE[i] = -1
+		k, ok := c.exactKey(&es[i], true)
+		if !ok {
+			restE = append(restE, i)
+			continue
+		}
+		if ps := free[k]; len(ps) > 0 {
+			matchE[i], used[ps[0]] = ps[0], true
+			free[k] = ps[1:]
+		}
+	}
+	if len(restE) > 0 {
 		for j := range as {
-			if c.fits(&es[i], &as[j]) {
-				adj[i] = append(adj[i], j)
+			if !used[j] {
+				restA = append(restA, j)
+			}
+		}
+		adj := make([][]int, len(restE))
+		for x, i := range restE {
+			for y, j := range restA {
+				if c.fits(&es[i], &as[j]) {
+					adj[x] = append(adj[x], y)
+				}
+			}
+		}
+		mL, _ := maxMatching(len(restE), len(restA), adj)
+		for x, y := range mL {
+			if y >= 0 {
+				matchE[restE[x]], used[restA[y]] = restA[y], true
 			}
 		}
 	}
-	matchE, matchA := maxMatching(len(es), len(as), adj)
-	used := make([]bool, len(as))
-	for j, i := range matchA {
-		used[j] = i >= 0
-	}
+	unpaired := slices.Clone(used)
 	if c.cfg.Match != Subset {
 		for i := range es {
 			if matchE[i] < 0 {
-				c.unmatched(&es[i], used, 0, describe(&es[i])+" matches no actual call one to one")
+				c.unmatched(&es[i], unpaired, 0, describe(&es[i])+" matches no actual call one to one")
 			}
 		}
 	}
 	if c.cfg.Match != Superset {
 		for j := range as {
-			if !used[j] {
-				used[j] = true
+			if !unpaired[j] {
+				unpaired[j] = true
 				c.f.add(c.onActual(KindUnexpected, &as[j], nil, nil, "no expected call is left for this call to match"))
 			}
 		}
@@ -402,6 +457,10 @@ func (c *comparer) unordered() {
 // not used yet, which it then uses up; after is where an ordered match
 // would have had to find it (a closer call before that is out of order).
 func (c *comparer) unmatched(e *Call, used []bool, after int, note string) {
+	if c.f.full() { // only counted: spare the search
+		c.f.add(c.onExpected(e, note))
+		return
+	}
 	best, bestMs := -1, []tolerant.Mismatch(nil)
 	tried := 0
 	for pass := 0; pass < 2 && best < 0; pass++ {

@@ -80,9 +80,9 @@ func (t *Trace) add(ev *tracediff.Event, open map[callKey]int) {
 	case "tool.request":
 		p, _ := ev.Value.Get("payload")
 		c := Call{Run: ev.Run, Line: ev.Line, Sequence: ev.Sequence, EventID: str(ev.Value, "event_id")}
-		c.ToolCallID, _ = p.Get("tool_call_id")
-		c.Tool, _ = p.Get("tool")
-		c.Arguments, _ = p.Get("arguments")
+		c.ToolCallID = detach(p, "tool_call_id")
+		c.Tool = detach(p, "tool")
+		c.Arguments = detach(p, "arguments")
 		if c.ToolCallID.IsValid() {
 			open[callKey{ev.Run, string(c.ToolCallID.AppendCanonical(nil))}] = len(t.Calls)
 		}
@@ -101,6 +101,21 @@ func (t *Trace) add(ev *tracediff.Event, open map[callKey]int) {
 		delete(open, k)
 		c := &t.Calls[i]
 		c.HasResult, c.ResultLine = true, ev.Line
-		c.ResultOK, _ = p.Get("ok")
+		c.ResultOK = detach(p, "ok")
 	}
+}
+
+// detach returns member key of v as a value of its own: the strings of a
+// parsed line share one allocation, which a kept call would keep alive
+// whole.
+func detach(v jsonv.Value, key string) jsonv.Value {
+	f, ok := v.Get(key)
+	if !ok {
+		return jsonv.Value{}
+	}
+	d, err := jsonv.Parse(f.AppendJSON(nil))
+	if err != nil {
+		return f
+	}
+	return d
 }

@@ -144,7 +144,8 @@ func TestModes(t *testing.T) {
 // Greedy gives the first actual call to the first expected call and fails;
 // the maximum matching pairs them crosswise and passes.
 func TestMatchingIsMaximum(t *testing.T) {
-	exp := build(t, 1, call{"read", `{"path":"[..]"}`, "ok"}, call{"read", `{"path":"a"}`, "ok"})
+	// Both expected calls are patterns, so the general matching pairs them.
+	exp := build(t, 1, call{"read", `{"path":"[..]"}`, "ok"}, call{"read", `{"path":"a[..]"}`, "ok"})
 	act := build(t, 1, readA, readB)
 
 	// What a greedy pairing would do on this graph.
@@ -249,6 +250,24 @@ func TestArgumentMatching(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyedPairingScales: thousands of identical calls pair by key in
+// linear time, in every relation (an unmatched expected call and an
+// unexpected actual one are reported together, as the closest pair).
+func TestKeyedPairingScales(t *testing.T) {
+	calls := make([]call, 3000)
+	for i := range calls {
+		calls[i] = []call{readA, readB, grepX}[i%3]
+	}
+	exp, act := build(t, 1, calls...), build(t, 1, append(calls[1:], grepY)...)
+	for _, mode := range Modes {
+		r := diff(t, exp, act, &Config{Match: mode}, false)
+		want := map[Mode]int{Exact: 3000, ContainsInOrder: 3, SameMultiset: 1, Subset: 1, Superset: 1}[mode]
+		if r.Differences != want {
+			t.Errorf("%s: %d failures, want %d", mode, r.Differences, want)
+		}
 	}
 }
 
