@@ -35,6 +35,7 @@ package tracediff
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -330,7 +331,7 @@ func (d *differ) checkTimestamp(run int, ev, av jsonv.Value, line int, ms []tole
 		n++
 		if len(ms) < d.opt.MaxFields {
 			ms = append(ms, tolerant.Mismatch{Pointer: "/timestamp", Expected: et, Actual: at,
-				Reason: "earlier than the run's previous [TIMESTAMP] (actual line " + itoa(prev.line) + "): timestamps never decrease along a run"})
+				Reason: "earlier than the run's previous [TIMESTAMP] (actual line " + strconv.Itoa(prev.line) + "): timestamps never decrease along a run"})
 		}
 	}
 	return ms, n

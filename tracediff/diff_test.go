@@ -228,7 +228,7 @@ func TestDiffStreamsLargeFiles(t *testing.T) {
 	if r.Invalid() {
 		t.Fatalf("problems: %v %v", r.Expected.Problems, r.Actual.Problems)
 	}
-	if r.Expected.Events != 20000 || r.Actual.Events != 20000 || r.Changed != 19 || len(r.Events) != DefaultMaxEvents-1 && len(r.Events) != 19 {
+	if r.Expected.Events != 20000 || r.Actual.Events != 20000 || r.Changed != 19 || len(r.Events) != 19 {
 		t.Fatalf("events %d/%d, changed %d, detailed %d", r.Expected.Events, r.Actual.Events, r.Changed, len(r.Events))
 	}
 	for i, ed := range r.Events {

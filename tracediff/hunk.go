@@ -1,6 +1,7 @@
 package tracediff
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -102,7 +103,7 @@ func cutPrefix(prefix []byte, full, n int) string {
 	for k > 0 && !utf8.RuneStart(prefix[k]) {
 		k--
 	}
-	return string(prefix[:k]) + "…(" + itoa(full-k) + " more bytes)"
+	return string(prefix[:k]) + "…(" + strconv.Itoa(full-k) + " more bytes)"
 }
 
 // change records a changed, missing (a nil) or extra (e nil) event's lines.
@@ -183,10 +184,10 @@ func (h *hunker) write(ls []diffLine) {
 }
 
 func writeRange(b *strings.Builder, start, n int) {
-	b.WriteString(itoa(start))
+	b.WriteString(strconv.Itoa(start))
 	if n != 1 {
 		b.WriteByte(',')
-		b.WriteString(itoa(n))
+		b.WriteString(strconv.Itoa(n))
 	}
 }
 

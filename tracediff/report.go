@@ -1,6 +1,7 @@
 package tracediff
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -73,7 +74,7 @@ func (p Problem) String() string {
 	b.WriteString(textsafe.Quote(p.File))
 	if p.Line > 0 {
 		b.WriteByte(':')
-		b.WriteString(itoa(p.Line))
+		b.WriteString(strconv.Itoa(p.Line))
 	}
 	b.WriteString(": ")
 	b.WriteString(p.Code)
@@ -151,29 +152,7 @@ func cutText(s string, n int) string {
 	for k > 0 && !utf8.RuneStart(s[k]) {
 		k--
 	}
-	return s[:k] + "…(" + itoa(len(s)-k) + " more bytes)"
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
+	return s[:k] + "…(" + strconv.Itoa(len(s)-k) + " more bytes)"
 }
 
 // SafeLine makes a line of JSON (or any text) safe to print on a terminal

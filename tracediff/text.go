@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/internal/textsafe"
@@ -79,7 +80,7 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return itoa(n) + " " + what + "s"
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // Title is a one-line description of the event: kind, run, sequence,

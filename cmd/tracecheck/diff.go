@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/tracediff"
 	"github.com/tracecheck/tracecheck/tracediff/trajectory"
 )
@@ -203,7 +204,7 @@ func runNormalize(e *env, args []string) int {
 		return exitFailed
 	}
 	if len(problems) > 0 {
-		fmt.Fprintf(e.stderr, "%s normalize: %s is not a valid trace; nothing to capture\n", programName, name)
+		fmt.Fprintf(e.stderr, "%s normalize: %s is not a valid trace; nothing to capture\n", programName, textsafe.Quote(name))
 		return exitFailed
 	}
 	return exitOK

@@ -28,6 +28,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -227,7 +228,7 @@ func (c *comparer) diffs(e, a *Call) []tolerant.Mismatch {
 			n := len(ms)
 			ms, _ = c.m.Match("/payload/ok", e.ResultOK, a.ResultOK, ms, 0)
 			for i := n; i < len(ms); i++ {
-				ms[i].Reason = "in the tool.result (actual line " + itoa(a.ResultLine) + ")"
+				ms[i].Reason = "in the tool.result (actual line " + strconv.Itoa(a.ResultLine) + ")"
 			}
 		}
 	}
@@ -287,19 +288,6 @@ func atoi(s string) (int, bool) {
 	return n, false
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for ; n > 0; n /= 10 {
-		i--
-		b[i] = byte('0' + n%10)
-	}
-	return string(b[i:])
-}
-
 // onActual is a failure about actual call a (against expected call e, if any).
 func (c *comparer) onActual(kind string, a, e *Call, ms []tolerant.Mismatch, note string) tracediff.EventDiff {
 	ed := tracediff.EventDiff{Kind: kind, Run: a.Run + 1, Sequence: a.Sequence, EventID: a.EventID, Type: "tool.request",
@@ -330,7 +318,7 @@ func anchorOf(exp *Trace) func(a *Call) int {
 }
 
 func describe(e *Call) string {
-	return "expected call " + string(e.Tool.AppendJSON(nil)) + " (expected line " + itoa(e.Line) + ")"
+	return "expected call " + string(e.Tool.AppendJSON(nil)) + " (expected line " + strconv.Itoa(e.Line) + ")"
 }
 
 func (c *comparer) exact() {
@@ -338,12 +326,12 @@ func (c *comparer) exact() {
 	for i := 0; i < max(len(es), len(as)); i++ {
 		switch {
 		case i >= len(as):
-			c.f.add(c.onExpected(&es[i], describe(&es[i])+" is missing: the actual trajectory has "+itoa(len(as))+" calls"))
+			c.f.add(c.onExpected(&es[i], describe(&es[i])+" is missing: the actual trajectory has "+strconv.Itoa(len(as))+" calls"))
 		case i >= len(es):
-			c.f.add(c.onActual(KindUnexpected, &as[i], nil, nil, "an extra call: the expected trajectory has "+itoa(len(es))+" calls"))
+			c.f.add(c.onActual(KindUnexpected, &as[i], nil, nil, "an extra call: the expected trajectory has "+strconv.Itoa(len(es))+" calls"))
 		default:
 			if ms := c.diffs(&es[i], &as[i]); len(ms) > 0 {
-				c.f.add(c.onActual(KindMismatch, &as[i], &es[i], ms, "call "+itoa(i+1)+" differs from "+describe(&es[i])))
+				c.f.add(c.onActual(KindMismatch, &as[i], &es[i], ms, "call "+strconv.Itoa(i+1)+" differs from "+describe(&es[i])))
 			}
 		}
 	}

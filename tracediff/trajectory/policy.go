@@ -3,10 +3,12 @@ package trajectory
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/tracediff"
+	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
 
 // checkPolicy adds a failure for every call, count or turn of the actual
@@ -17,7 +19,9 @@ func checkPolicy(act *Trace, p *Policy, f *failures, anchor func(*Call) int) {
 		ed := tracediff.EventDiff{Kind: KindPolicy, Run: a.Run + 1, Sequence: a.Sequence, EventID: a.EventID, Type: "tool.request",
 			ActualLine: a.Line, Anchor: anchor(a), Note: note}
 		if pointer != "" {
-			ed.Fields = []tracediff.FieldDiff{{Pointer: pointer, Expected: expected, Actual: showValue(got)}}
+			fd := tracediff.FieldOf(tolerant.Mismatch{Pointer: pointer, Actual: got}, 0)
+			fd.Expected = expected
+			ed.Fields = []tracediff.FieldDiff{fd}
 		}
 		f.add(ed)
 	}
@@ -33,7 +37,7 @@ func checkPolicy(act *Trace, p *Policy, f *failures, anchor func(*Call) int) {
 			on(a, "/payload/tool", "none of "+list(p.DeniedTools), a.Tool, "the tool is denied")
 		}
 		if b, ok := p.Calls[name]; ok && b.Max != nil && counts[name] == *b.Max+1 {
-			on(a, "/payload/tool", "at most "+itoa(*b.Max)+" calls", a.Tool, "call "+itoa(counts[name])+" of "+quote(name))
+			on(a, "/payload/tool", "at most "+strconv.Itoa(*b.Max)+" calls", a.Tool, "call "+strconv.Itoa(counts[name])+" of "+quote(name))
 		}
 		if p.NoOrphanCalls && !a.HasResult {
 			on(a, "/payload/tool_call_id", "answered by a tool.result", a.ToolCallID, "an orphan call: no tool.result with its tool_call_id in the run")
@@ -47,7 +51,7 @@ func checkPolicy(act *Trace, p *Policy, f *failures, anchor func(*Call) int) {
 	for _, name := range names {
 		if b := p.Calls[name]; b.Min != nil && counts[name] < *b.Min {
 			f.add(tracediff.EventDiff{Kind: KindPolicy, Anchor: 1,
-				Note: quote(name) + " is called " + itoa(counts[name]) + " times; at least " + itoa(*b.Min) + " expected"})
+				Note: quote(name) + " is called " + strconv.Itoa(counts[name]) + " times; at least " + strconv.Itoa(*b.Min) + " expected"})
 		}
 	}
 	if p.MaxTurns != nil {
@@ -61,17 +65,10 @@ func checkPolicy(act *Trace, p *Policy, f *failures, anchor func(*Call) int) {
 				t := ts[*p.MaxTurns]
 				f.add(tracediff.EventDiff{Kind: KindPolicy, Run: run + 1, Sequence: t.Sequence, EventID: t.EventID, Type: "model.request",
 					ActualLine: t.Line, Anchor: 1,
-					Note: "turn " + itoa(*p.MaxTurns+1) + " of " + itoa(len(ts)) + ": at most " + itoa(*p.MaxTurns) + " turns are allowed"})
+					Note: "turn " + strconv.Itoa(*p.MaxTurns+1) + " of " + strconv.Itoa(len(ts)) + ": at most " + strconv.Itoa(*p.MaxTurns) + " turns are allowed"})
 			}
 		}
 	}
-}
-
-func showValue(v jsonv.Value) string {
-	if !v.IsValid() {
-		return tracediff.Absent
-	}
-	return string(v.AppendJSON(nil))
 }
 
 func quote(s string) string { return string(jsonv.AppendPyString(nil, s)) }
