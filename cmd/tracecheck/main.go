@@ -53,6 +53,8 @@ func commands() []command {
 		{"fingerprint", "print the SHA-256 fingerprint of a journal prefix", runFingerprint},
 		{"branch", "print the branch record for a fork point", runBranch},
 		{"verify", "render scenarios and compare them with the golden traces", runVerify},
+		{"diff", "compare two traces: every differing event, field pointers, a unified diff", runDiff},
+		{"normalize", "print a trace's tolerant form, to capture a golden from a real run", runNormalize},
 		{"list", "list the built-in scenarios", runList},
 		{"render", "print the trace a scenario renders and the expectations it would need", runRender},
 		{"review", "accept or reject the pending goldens verify wrote", runReview},
