@@ -309,3 +309,9 @@ func (d *decoder) str() string {
 	d.b = d.b[n:]
 	return s
 }
+
+// Position returns the run identity the checker holds (empty before the
+// first event) and the sequence the next event must carry.
+func (c *RunChecker) Position() (sessionID, runID string, next int64) {
+	return c.sessionID, c.runID, c.next
+}

@@ -48,6 +48,9 @@ func runValidate(e *env, args []string) int {
 	if fs.NArg() == 0 {
 		return usageError(e, "validate", "no FILE given")
 	}
+	if stdinTwice(fs.Args()) {
+		return usageError(e, "validate", "'-' (standard input) given more than once")
+	}
 	status := exitOK
 	for _, path := range fs.Args() {
 		r, name, err := openInput(e, path)
@@ -72,6 +75,18 @@ func runValidate(e *env, args []string) int {
 		}
 	}
 	return status
+}
+
+// stdinTwice reports whether "-" appears more than once in args: standard
+// input can be read only once.
+func stdinTwice(args []string) bool {
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // oneFile checks that exactly one FILE was given.
@@ -105,12 +120,14 @@ func runReplay(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
+	if *verifyPrefix && *cpPath == "" {
+		return usageError(e, "replay", "--verify-prefix checks a checkpoint: it needs --checkpoint PATH")
+	}
 	opt := reducer.StreamOptions{Through: *through, HasThrough: fs.Changed("through")}
 	var p *reducer.Progress
 	if *cpPath != "" {
 		if path == "-" {
-			fmt.Fprintln(e.stderr, "tracecheck replay: --checkpoint needs a FILE, not standard input")
-			return exitUsage
+			return usageError(e, "replay", "--checkpoint needs a FILE, not standard input")
 		}
 		var note string
 		var err error
@@ -158,7 +175,11 @@ func streamError(e *env, cmd, rangeFlag string, err error) int {
 	}
 	var re *reducer.RangeError
 	var je *journal.Error
+	var pe *reducer.PathError
 	switch {
+	case errors.As(err, &pe):
+		fmt.Fprintf(e.stderr, "tracecheck %s: --checkpoint: %v\n", cmd, err)
+		return exitUsage
 	case errors.As(err, &re):
 		fmt.Fprintf(e.stderr, "tracecheck %s: %s: %v\n", cmd, rangeFlag, err)
 		return exitUsage
