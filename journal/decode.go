@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -78,4 +80,95 @@ func slowDecode(v jsonv.Value) (jsonv.Value, Event, *Error) {
 		return jsonv.Value{}, Event{}, &Error{Code: Schema, EventID: id, Msg: err.Error()}
 	}
 	return v, ev, nil
+}
+
+// decodeEnvelope is DecodeLine for the streaming pass, without a tree of
+// the payload: the line is validated by c.Check (which keeps nothing), the
+// envelope's members are parsed one by one, and the payload is returned as
+// its text. In env and ev the payload is an empty object (or array, or the
+// scalar itself) of the payload's kind: the schema asks no more of it than
+// to be an object, so the fast check and the library decide and explain as
+// they would with the whole payload.
+func decodeEnvelope(c *jsonv.Canonicalizer, raw []byte) (env jsonv.Value, ev Event, payload []byte, _ *Error) {
+	if isBlank(raw) {
+		return env, ev, nil, &Error{Code: BlankLine, Msg: "blank line: every line must hold one event"}
+	}
+	if err := c.Check(raw); err != nil {
+		var se *jsonv.SyntaxError
+		if errors.As(err, &se) {
+			return env, ev, nil, &Error{Code: Code(se.Code), Msg: fmt.Sprintf("column %d: %s", se.Offset+1, se.Msg)}
+		}
+		return env, ev, nil, &Error{Code: jsonv.ErrInvalidJSON, Msg: err.Error()}
+	}
+	var ms []jsonv.Member
+	isObject := jsonv.EachMember(raw, func(key string, value []byte) bool {
+		var v jsonv.Value
+		switch {
+		case key == "payload" && value[0] == '{':
+			v, payload = jsonv.Obj(), value
+		case key == "payload" && value[0] == '[':
+			v, payload = jsonv.Arr(), value
+		default:
+			v, _ = jsonv.Parse(value) // valid: Check accepted the line
+		}
+		ms = append(ms, jsonv.M(key, v))
+		return true
+	})
+	if !isObject {
+		return env, ev, nil, &Error{Code: NotObject, Msg: fmt.Sprintf("line holds a JSON %s; an event must be an object", kindOfText(raw))}
+	}
+	env = jsonv.Obj(ms...)
+	if checkValue(env) {
+		if ev, err := FromValue(env); err == nil {
+			return env, ev, payload, nil
+		}
+	}
+	env, ev, jerr := slowDecode(env)
+	return env, ev, payload, jerr
+}
+
+// kindOfText names the JSON kind of a valid JSON text by its first byte.
+func kindOfText(raw []byte) jsonv.Kind {
+	switch raw[len(raw)-len(bytes.TrimLeft(raw, " \t\r\n"))] {
+	case '{':
+		return jsonv.Object
+	case '[':
+		return jsonv.Array
+	case '"':
+		return jsonv.String
+	case 't', 'f':
+		return jsonv.Bool
+	case 'n':
+		return jsonv.Null
+	}
+	return jsonv.Number
+}
+
+// appendCanonicalEvent appends the canonical encoding of the event env,
+// whose payload member stands for the payload text (see decodeEnvelope):
+// env's members in key order, the payload canonicalized from its text.
+func appendCanonicalEvent(dst []byte, c *jsonv.Canonicalizer, env jsonv.Value, payload []byte) ([]byte, error) {
+	ms := env.Members()
+	idx := make([]int, len(ms))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(ms[a].Key, ms[b].Key) })
+	dst = append(dst, '{')
+	for j, i := range idx {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonv.AppendPyString(dst, ms[i].Key)
+		dst = append(dst, ':')
+		if ms[i].Key == "payload" && payload != nil {
+			var err error
+			if dst, err = c.Append(dst, payload); err != nil {
+				return dst, err
+			}
+			continue
+		}
+		dst = ms[i].Value.AppendCanonical(dst)
+	}
+	return append(dst, '}'), nil
 }

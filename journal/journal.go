@@ -140,7 +140,7 @@ func Validate(r io.Reader, file string) []*Error {
 	var lastSession, lastRun string
 	n := 0
 	undecoded := 0 // lines that failed before the invariants could see them
-	runPipeline(r, pipeConfig{mode: modeLean}, func(b *batch) bool {
+	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true}, func(b *batch) bool {
 		for i, l := range b.lines {
 			res := &b.res[i]
 			n++

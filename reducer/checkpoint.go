@@ -183,32 +183,6 @@ type Progress struct {
 // literal passed to hash.Hash.Write escapes).
 var newline = []byte{'\n'}
 
-// replayPayloads selects the payloads the reducer reads: those of
-// user.message, tool.result and session.stop, and of a model.response that
-// has content or is a final streamed chunk (the reducer ignores the other
-// chunks, and most of a streamed answer's events are such chunks).
-func replayPayloads(typ string, payload []byte) bool {
-	switch typ {
-	case "user.message", "tool.result", "session.stop":
-		return true
-	case "model.response":
-		if payload == nil {
-			return true
-		}
-		used := false
-		ok := journal.PayloadMembers(payload, func(k, v []byte) {
-			switch string(k) {
-			case "content":
-				used = true
-			case "final":
-				used = used || string(v) == "true"
-			}
-		})
-		return used || !ok
-	}
-	return false
-}
-
 // StreamReplay replays the journal read from r (named file in errors) in one
 // streaming pass, validating every line and invariant as journal.Read does.
 func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error) {
@@ -261,11 +235,7 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 	if opt.HasThrough {
 		through = opt.Through
 	}
-	payloads := replayPayloads
-	if opt.FingerprintOnly {
-		payloads = nil
-	}
-	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Payloads: payloads, Resume: resume}, func(e *journal.Entry) error {
+	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Resume: resume}, func(e *journal.Entry) error {
 		p.total++
 		if e.Event.Sequence > through {
 			return nil
@@ -273,8 +243,8 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		if opt.FingerprintOnly {
 			p.red.hashCanonical(e.Canonical, e.Event)
 		} else {
-			p.red.ApplyCanonical(e.Canonical, e.Event)
-			if len(p.red.state.AppliedSequences) >= 1024 {
+			p.red.applyText(e.Canonical, e.Event, e.PayloadText)
+			if len(p.red.state.AppliedSequences) >= 1024 || p.red.memBytes >= spillBytes {
 				if err := p.drain(); err != nil {
 					return err
 				}

@@ -91,6 +91,12 @@ type Reducer struct {
 	hash  hash.Hash
 	n     int
 	buf   []byte
+
+	// The streaming replay (applyText) keeps tool results as their JSON
+	// text, not as trees, and counts the bytes its lists hold.
+	canon    jsonv.Canonicalizer
+	results  [][]byte
+	memBytes int
 }
 
 // New returns an empty reducer.
@@ -130,6 +136,39 @@ func (r *Reducer) ApplyCanonical(canonical []byte, e *journal.Event) {
 		s.ToolResults = append(s.ToolResults, p)
 	case "session.stop":
 		reason := pyStr(p, "reason", "unknown")
+		s.StopReason = &reason
+	}
+}
+
+// applyText is ApplyCanonical for a payload given as its (valid) text, as
+// the streaming replay reads it: only what the view keeps is decoded (a
+// text member) or re-encoded (a tool result, as Value.AppendJSON would
+// write it), so a huge payload costs what the view holds of it, never a
+// tree of it.
+func (r *Reducer) applyText(canonical []byte, e *journal.Event, payload []byte) {
+	r.hashCanonical(canonical, e)
+	s := &r.state
+	s.AppliedSequences = append(s.AppliedSequences, e.Sequence)
+	text := func(key, def string) string {
+		t := pyStrText(&r.canon, payload, key, def)
+		r.memBytes += len(t)
+		return t
+	}
+	switch e.Type {
+	case "user.message":
+		s.UserMessages = append(s.UserMessages, text("content", ""))
+	case "model.response":
+		if _, ok := jsonv.MemberText(payload, "content"); ok {
+			s.AssistantMessages = append(s.AssistantMessages, text("content", ""))
+		} else if f, _ := jsonv.MemberText(payload, "final"); string(f) == "true" {
+			s.AssistantMessages = append(s.AssistantMessages, text("accumulated", ""))
+		}
+	case "tool.result":
+		b, _ := r.canon.AppendOrdered(nil, payload) // the payload was checked
+		r.results = append(r.results, b)
+		r.memBytes += len(b)
+	case "session.stop":
+		reason := pyStrText(&r.canon, payload, "reason", "unknown")
 		s.StopReason = &reason
 	}
 }

@@ -7,10 +7,13 @@ import (
 
 // Canonicalizer rewrites JSON texts in canonical form without building
 // Values. Its scratch space is reused between calls, so steady-state Append
-// allocates nothing (AppendValue allocates only the Value it returns). The
-// zero Canonicalizer is ready to use; it is not safe for concurrent use.
+// allocates nothing (AppendValue allocates only the Value it returns), and
+// Append's scratch space does not grow with the number of values in its
+// input (see emit.go). The zero Canonicalizer is ready to use; it is not
+// safe for concurrent use.
 type Canonicalizer struct {
 	s     scanner
+	e     emitter
 	stack []emitFrame
 }
 
@@ -27,13 +30,7 @@ type emitFrame struct {
 // not share memory with dst's spare capacity: src is read while dst is
 // written.
 func (c *Canonicalizer) Append(dst, src []byte) ([]byte, error) {
-	if err := c.s.scan(src); err != nil {
-		c.s.release()
-		return dst, err
-	}
-	dst = c.emit(dst)
-	c.s.release()
-	return dst, nil
+	return c.appendStyle(dst, src, styleCanonical)
 }
 
 // AppendValue is Append that also returns the Value Parse(src) would, from
@@ -46,6 +43,7 @@ func (c *Canonicalizer) AppendValue(dst, src []byte) ([]byte, Value, error) {
 	dst = c.emit(dst) // before build, which repoints the scalar nodes at its text
 	v := c.s.build()
 	c.s.release()
+	c.s.shrink()
 	return dst, v, nil
 }
 

@@ -220,6 +220,12 @@ func FuzzCanonical(f *testing.F) {
 		if r := ref.AppendCanonical(nil); !bytes.Equal(r, canon) {
 			t.Fatalf("reference canonical %q, Canonicalizer %q", r, canon)
 		}
+		if o, err := fresh.AppendOrdered(nil, data); err != nil || !bytes.Equal(o, ref.AppendJSON(nil)) {
+			t.Fatalf("AppendOrdered %q (%v), reference %q", o, err, ref.AppendJSON(nil))
+		}
+		if o, err := fresh.AppendPyRepr(nil, data); err != nil || !bytes.Equal(o, ref.AppendPyRepr(nil)) {
+			t.Fatalf("AppendPyRepr %q (%v), reference %q", o, err, ref.AppendPyRepr(nil))
+		}
 	})
 }
 

@@ -146,6 +146,12 @@ func TestRandomDocuments(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("doc %d %q: Canonicalizer %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(want))
 		}
+		if got, err := c.AppendOrdered(nil, doc); err != nil || !bytes.Equal(got, v.AppendJSON(nil)) {
+			t.Fatalf("doc %d %q: AppendOrdered %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(v.AppendJSON(nil)))
+		}
+		if got, err := c.AppendPyRepr(nil, doc); err != nil || !bytes.Equal(got, v.AppendPyRepr(nil)) {
+			t.Fatalf("doc %d %q: AppendPyRepr %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(v.AppendPyRepr(nil)))
+		}
 
 		// Mutate one byte: both readers must agree, and a grammar error
 		// must be one encoding/json agrees with.

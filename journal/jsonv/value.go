@@ -481,3 +481,45 @@ func AppendPyFloat(dst []byte, f float64) []byte {
 	}
 	return dst
 }
+
+// AppendPyRepr appends Python's repr() of the value json.loads gives for v:
+// dicts and lists with ", " and ": ", True, False, None, numbers in their
+// Python spelling, strings as AppendPyReprString writes them.
+func (v Value) AppendPyRepr(dst []byte) []byte {
+	switch v.kind {
+	case Null:
+		return append(dst, "None"...)
+	case Bool:
+		if v.b {
+			return append(dst, "True"...)
+		}
+		return append(dst, "False"...)
+	case Number:
+		return append(dst, v.s...)
+	case String:
+		return AppendPyReprString(dst, []byte(v.s))
+	case Array:
+		dst = append(dst, '[')
+		for i, e := range v.arr {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = e.AppendPyRepr(dst)
+		}
+		return append(dst, ']')
+	case Object:
+		// json.loads keeps the last of duplicate keys at the first one's
+		// place; the parser rejects duplicates, so members are unique.
+		dst = append(dst, '{')
+		for i, m := range v.obj {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = AppendPyReprString(dst, []byte(m.Key))
+			dst = append(dst, ": "...)
+			dst = m.Value.AppendPyRepr(dst)
+		}
+		return append(dst, '}')
+	}
+	return append(dst, "None"...)
+}
