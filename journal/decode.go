@@ -101,7 +101,8 @@ func decodeEnvelope(c *jsonv.Canonicalizer, raw []byte) (env jsonv.Value, ev Eve
 		return env, ev, nil, &Error{Code: jsonv.ErrInvalidJSON, Msg: err.Error()}
 	}
 	var ms []jsonv.Member
-	isObject := jsonv.EachMember(raw, func(key string, value []byte) bool {
+	isObject := jsonv.EachMember(raw, func(rawKey, value []byte) bool {
+		key := jsonv.KeyText(rawKey)
 		var v jsonv.Value
 		switch {
 		case key == "payload" && value[0] == '{':

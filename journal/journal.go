@@ -135,9 +135,7 @@ func isCascade(code Code, seq, want int64, undecoded int) bool {
 // Lines are decoded in parallel on the lean path (see pipeline.go).
 func Validate(r io.Reader, file string) []*Error {
 	var errs []*Error
-	groups := map[[2]string]*RunChecker{}
-	var last *RunChecker
-	var lastSession, lastRun string
+	groups := newRunGroups()
 	n := 0
 	undecoded := 0 // lines that failed before the invariants could see them
 	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true}, func(b *batch) bool {
@@ -160,17 +158,7 @@ func Validate(r io.Reader, file string) []*Error {
 				continue
 			}
 			ev := &res.ev
-			c := last
-			if c == nil || ev.SessionID != lastSession || ev.Provenance.RunID != lastRun {
-				if c = groups[[2]string{ev.SessionID, ev.Provenance.RunID}]; c == nil {
-					c = newGroupChecker()
-					// Copies: the event's strings alias the batch.
-					groups[[2]string{string([]byte(ev.SessionID)), string([]byte(ev.Provenance.RunID))}] = c
-				}
-			}
-			want := c.Next()
-			cerr := c.Check(ev)
-			last, lastSession, lastRun = c, c.sessionID, c.runID // the checker's own copies
+			want, cerr := groups.check(ev)
 			if cerr != nil && undecoded > 0 && isCascade(cerr.Code, ev.Sequence, want, undecoded) {
 				// An earlier line was already reported as undecodable; a gap
 				// or a missing parent it explains would only repeat it.

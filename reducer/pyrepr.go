@@ -27,11 +27,8 @@ func pyStrText(c *jsonv.Canonicalizer, payload []byte, key, def string) string {
 	if !ok {
 		return def
 	}
-	if raw[0] == '"' {
-		v, err := jsonv.Parse(raw)
-		if err == nil {
-			return v.Text()
-		}
+	if s, ok := jsonv.StringText(raw); ok {
+		return s
 	}
 	out, err := c.AppendPyRepr(nil, raw)
 	if err != nil {

@@ -387,25 +387,22 @@ func skipValid(src []byte, i int) int {
 	}
 }
 
-// EachMember calls fn with the decoded key and the text of each member of
-// the object src, in order, until fn returns false. src must be valid JSON
-// (as Check, Append or Parse accepted it); nothing but the keys is decoded.
-// It returns false when src is not an object.
-func EachMember(src []byte, fn func(key string, value []byte) bool) bool {
+// EachMember calls fn with the key (as written, without its quotes: it may
+// hold escapes) and the text of each member of the object src, in order,
+// until fn returns false. src must be valid JSON (as Check, Append or Parse
+// accepted it); nothing is decoded. It returns false when src is not an
+// object.
+func EachMember(src []byte, fn func(rawKey, value []byte) bool) bool {
 	i := skipSpace(src, 0)
 	if i >= len(src) || src[i] != '{' {
 		return false
 	}
 	i = skipSpace(src, i+1)
 	for i < len(src) && src[i] == '"' {
-		end, esc := stringEnd(src, i+1)
-		k := src[i+1 : end]
-		if esc {
-			k = appendUnescaped(nil, k)
-		}
+		end, _ := stringEnd(src, i+1)
 		vs := skipSpace(src, skipSpace(src, end+1)+1) // past the ':'
 		ve := skipValid(src, vs)
-		if !fn(string(k), src[vs:ve]) {
+		if !fn(src[i+1:end], src[vs:ve]) {
 			return true
 		}
 		i = skipSpace(src, ve)
@@ -417,15 +414,36 @@ func EachMember(src []byte, fn func(key string, value []byte) bool) bool {
 	return true
 }
 
+// KeyText decodes a raw key as EachMember passes it.
+func KeyText(rawKey []byte) string {
+	if bytes.IndexByte(rawKey, '\\') < 0 {
+		return string(rawKey)
+	}
+	return string(appendUnescaped(nil, rawKey))
+}
+
 // MemberText returns the text of the member key of the object src, which
 // must be valid JSON; ok is false when src is not an object or lacks key.
 func MemberText(src []byte, key string) (value []byte, ok bool) {
-	EachMember(src, func(k string, v []byte) bool {
-		if k == key {
+	EachMember(src, func(k, v []byte) bool {
+		if string(k) == key || bytes.IndexByte(k, '\\') >= 0 && KeyText(k) == key {
 			value, ok = v, true
 			return false
 		}
 		return true
 	})
 	return value, ok
+}
+
+// StringText returns the text of the valid JSON string literal lit (quotes
+// included); ok is false when lit is not a string.
+func StringText(lit []byte) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' {
+		return "", false
+	}
+	text := lit[1 : len(lit)-1]
+	if bytes.IndexByte(text, '\\') < 0 {
+		return string(text), true
+	}
+	return string(appendUnescaped(nil, text)), true
 }
