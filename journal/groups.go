@@ -129,4 +129,3 @@ func (g *runGroups) check(e *Event) (want int64, err *Error) {
 	g.full[r] = c
 	return next, c.Check(e)
 }
-
