@@ -19,6 +19,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -310,18 +311,20 @@ func (p *Progress) WriteJSON(w io.Writer) error {
 // WriteText writes the view as `tracecheck replay` prints it.
 func (p *Progress) WriteText(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "session_id:  %s\nrun_id:      %s\n", p.red.state.SessionID, p.red.state.RunID)
+	// Ids and the stop reason came from input: quoted when not plain, so
+	// that none can forge a line or drive the terminal.
+	fmt.Fprintf(bw, "session_id:  %s\nrun_id:      %s\n", textsafe.Quote(p.red.state.SessionID), textsafe.Quote(p.red.state.RunID))
 	fmt.Fprintf(bw, "applied:     %d events (sequences %d..%d)\n", p.applied, 0, p.applied-1)
 	stop := "(none)"
 	if r := p.red.state.StopReason; r != nil {
-		stop = *r
+		stop = textsafe.Quote(*r)
 	}
 	fmt.Fprintf(bw, "stop_reason: %s\nfingerprint: %s\n", stop, p.Fingerprint())
 	labels := [nLists]string{"user:        ", "assistant:   ", "tool_result: "}
 	err := p.eachItem(func(k int, line []byte) error {
 		bw.WriteString(labels[k])
 		if k == listResults {
-			bw.Write(line)
+			bw.WriteString(journal.SafeText(string(line))) // JSON leaves C1 controls and bidi characters as they are
 		} else {
 			v, err := jsonv.Parse(line)
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
@@ -55,7 +56,7 @@ func runValidate(e *env, args []string) int {
 	for _, path := range fs.Args() {
 		r, name, err := openInput(e, path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck validate: %v\n", err)
+			fmt.Fprintf(e.stderr, "tracecheck validate: %s\n", journal.SafeText(err.Error()))
 			status = exitUsage
 			continue
 		}
@@ -71,7 +72,7 @@ func runValidate(e *env, args []string) int {
 			continue
 		}
 		if !*quiet {
-			fmt.Fprintf(e.stdout, "ok %s\n", name)
+			fmt.Fprintf(e.stdout, "ok %s\n", textsafe.Quote(name))
 		}
 	}
 	return status
@@ -133,7 +134,7 @@ func runReplay(e *env, args []string) int {
 		var err error
 		p, note, err = reducer.ReplayFile(path, *cpPath, opt, *verifyPrefix)
 		if note != "" {
-			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", note)
+			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(note))
 		}
 		if code := streamError(e, "replay", "--through", err); code != exitOK {
 			return code
@@ -141,7 +142,7 @@ func runReplay(e *env, args []string) int {
 	} else {
 		r, name, err := openInput(e, path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
+			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(err.Error()))
 			return exitUsage
 		}
 		p, err = reducer.StreamReplay(r, name, opt)
@@ -160,7 +161,7 @@ func runReplay(e *env, args []string) int {
 		err = p.WriteText(e.stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(err.Error()))
 		return exitFailed
 	}
 	return exitOK
@@ -176,24 +177,25 @@ func streamError(e *env, cmd, rangeFlag string, err error) int {
 	var re *reducer.RangeError
 	var je *journal.Error
 	var pe *reducer.PathError
+	msg := journal.SafeText(err.Error()) // errors name files and ids as given
 	switch {
 	case errors.As(err, &pe):
-		fmt.Fprintf(e.stderr, "tracecheck %s: --checkpoint: %v\n", cmd, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: --checkpoint: %s\n", cmd, msg)
 		return exitUsage
 	case errors.As(err, &re):
-		fmt.Fprintf(e.stderr, "tracecheck %s: %s: %v\n", cmd, rangeFlag, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: %s: %s\n", cmd, rangeFlag, msg)
 		return exitUsage
 	case errors.Is(err, reducer.ErrBlankBranchID):
-		fmt.Fprintf(e.stderr, "tracecheck %s: --id: %v\n", cmd, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: --id: %s\n", cmd, msg)
 		return exitUsage
 	case errors.As(err, &je):
-		fmt.Fprintln(e.stderr, err)
+		fmt.Fprintln(e.stderr, msg)
 		return exitFailed
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
-		fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: %s\n", cmd, msg)
 		return exitUsage
 	}
-	fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
+	fmt.Fprintf(e.stderr, "tracecheck %s: %s\n", cmd, msg)
 	return exitFailed
 }
 
@@ -214,7 +216,7 @@ func runFingerprint(e *env, args []string) int {
 	}
 	r, name, err := openInput(e, path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck fingerprint: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck fingerprint: %s\n", journal.SafeText(err.Error()))
 		return exitUsage
 	}
 	defer r.Close()
@@ -247,7 +249,7 @@ func runBranch(e *env, args []string) int {
 	}
 	r, name, err := openInput(e, path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck branch: %s\n", journal.SafeText(err.Error()))
 		return exitUsage
 	}
 	b, err := reducer.StreamBranch(r, name, *at, *id)
@@ -256,7 +258,7 @@ func runBranch(e *env, args []string) int {
 		return code
 	}
 	if err := writeBranchJSON(e.stdout, b); err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck branch: %s\n", journal.SafeText(err.Error()))
 		return exitFailed
 	}
 	return exitOK

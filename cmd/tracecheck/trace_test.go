@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 const (
@@ -187,3 +190,63 @@ func TestBranchCommand(t *testing.T) {
 		t.Error("branch modified its input")
 	}
 }
+
+// TestInputStringsEscapedInText: ids and file names holding a newline and
+// ANSI escapes cannot forge an "ok" line or reach the terminal raw in the
+// text output of validate, replay, fingerprint and branch; JSON output is
+// unchanged (already escaped).
+func TestInputStringsEscapedInText(t *testing.T) {
+	const evil = "x\nok forged.jsonl\x1b[31m\u202e"
+	data := mustRead(t, s07)
+	data = strings.ReplaceAll(data, `"session-s07-session-replay"`, jsonStr("session-"+evil))
+	data = strings.ReplaceAll(data, `"evt-003"`, jsonStr("evt-003"+evil))
+	data = strings.ReplaceAll(data, `"completed"`, jsonStr("done"+evil))
+	dir := t.TempDir()
+	good := filepath.Join(dir, "trace"+evil+".jsonl")
+	if err := os.WriteFile(good, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A duplicate of the evil id, and a second session, in a bad file.
+	lines := strings.SplitAfter(data, "\n")
+	bad := filepath.Join(dir, "bad"+evil+".jsonl")
+	dup := strings.Replace(lines[4], `"evt-004"`, jsonStr("evt-003"+evil), 1)
+	os.WriteFile(bad, []byte(lines[0]+lines[1]+lines[2]+lines[3]+dup), 0o644)
+
+	raw := func(s string) bool { return strings.ContainsAny(s, "\x1b\u202e") }
+	for _, args := range [][]string{
+		{"validate", good, bad},
+		{"replay", good},
+		{"replay", bad},
+		{"fingerprint", bad},
+		{"branch", bad, "--at", "1", "--id", "b"},
+		{"replay", good, "--through", "99"},
+	} {
+		_, stdout, stderr := runCmd(t, "", args...)
+		if raw(stdout) || raw(stderr) {
+			t.Errorf("%v: raw escape in output:\nstdout %q\nstderr %q", args[0], stdout, stderr)
+		}
+		for _, out := range []string{stdout, stderr} {
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "ok forged") {
+					t.Errorf("%v: a forged line %q in %q", args[0], l, out)
+				}
+			}
+		}
+	}
+	_, stdout, _ := runCmd(t, "", "validate", good)
+	if want := "ok " + textsafe.Quote(good) + "\n"; stdout != want {
+		t.Errorf("validate: %q, want %q", stdout, want)
+	}
+	_, stdout, _ = runCmd(t, "", "replay", good)
+	if !strings.Contains(stdout, "session_id:  "+textsafe.Quote("session-"+evil)+"\n") || !strings.Contains(stdout, "stop_reason: "+textsafe.Quote("done"+evil)+"\n") {
+		t.Errorf("replay text: %q", stdout)
+	}
+	// JSON carries the strings, escaped the JSON way, as before.
+	_, stdout, _ = runCmd(t, "", "replay", good, "--json")
+	if !strings.Contains(stdout, `"session_id":"session-x\nok forged.jsonl\u001b[31m`+"\u202e"+`"`) {
+		t.Errorf("replay --json: %q", stdout)
+	}
+}
+
+// jsonStr is s as a JSON string literal.
+func jsonStr(s string) string { return string(jsonv.AppendPyString(nil, s)) }
