@@ -51,7 +51,7 @@ func (c *RunChecker) Check(e *Event) *Error {
 		}
 		if e.Provenance.RunID != c.runID {
 			return &Error{EventID: e.EventID, Code: MixedRun, Pointer: "/provenance/run_id",
-				Msg: fmt.Sprintf("run_id %q differs from the journal's %q: a journal holds one run", e.Provenance.RunID, c.runID)}
+				Msg: fmt.Sprintf("run_id %q differs from the journal's %q: a journal holds one run (to read one run of a multi-run file, give --run RUN_ID)", e.Provenance.RunID, c.runID)}
 		}
 	}
 	if e.Sequence != c.next {

@@ -15,10 +15,12 @@ package journal
 // whatever the file's size (see MemoryPerLineByte).
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
@@ -131,8 +133,9 @@ type pipeConfig struct {
 	normalized bool                                  // modeLean: write the normalized encoding
 	payloads   func(typ string, payload []byte) bool // modeLean: which events get Event.Payload
 	workers    int
-	firstLine  int   // line number of the input's first line, minus one
-	offset     int64 // byte offset of the input's first byte
+	firstLine  int    // line number of the input's first line, minus one
+	offset     int64  // byte offset of the input's first byte
+	run        string // single-run passes: deliver only this run's events (StreamOptions.RunID)
 }
 
 // runPipeline streams r through the workers and hands each batch, in input
@@ -429,6 +432,14 @@ type StreamOptions struct {
 	Payloads func(typ string, payload []byte) bool
 	// Workers is the number of decoding goroutines; 0 is one per core.
 	Workers int
+	// RunID, when set, reads one run of a multi-run file: the events whose
+	// provenance.run_id is RunID, wherever they are (the runs of a session
+	// store follow one another; interleaved runs are read the same way).
+	// Every line is still decoded and checked against the schema; the
+	// other runs' events are then skipped, and the selected ones must form
+	// a single-run journal on their own. A RunID no event carries is a
+	// *RunNotFoundError.
+	RunID string
 	// Resume continues a journal whose prefix was checked earlier: r starts
 	// at byte Offset of the file, just after line Line, and the invariants
 	// continue from Checker's state (which Stream updates). An empty tail is
@@ -449,7 +460,7 @@ type Resume struct {
 // It stops at the first problem, with the same *Error that Scan reports, or
 // at the first error from fn. Memory stays flat whatever the input's size.
 func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error) error {
-	cfg := pipeConfig{mode: modeLean, normalized: opt.Normalized, payloads: opt.Payloads, workers: opt.Workers}
+	cfg := pipeConfig{mode: modeLean, normalized: opt.Normalized, payloads: opt.Payloads, workers: opt.Workers, run: opt.RunID}
 	c := NewRunChecker()
 	if opt.Resume != nil {
 		c = opt.Resume.Checker
@@ -465,8 +476,19 @@ func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error
 	})
 	if err == nil && n == 0 && opt.Resume == nil {
 		err = emptyJournal(file)
+		if opt.RunID != "" {
+			err = &RunNotFoundError{File: file, RunID: opt.RunID}
+		}
 	}
 	return err
+}
+
+// RunNotFoundError says that no event of a file carries the run id asked
+// for (StreamOptions.RunID).
+type RunNotFoundError struct{ File, RunID string }
+
+func (e *RunNotFoundError) Error() string {
+	return fmt.Sprintf("%s: no event of run %s", textsafe.Quote(e.File), textsafe.Quote(e.RunID))
 }
 
 // runSingle is the consumer of a single-run pass (Scan, Stream): each line
@@ -477,6 +499,9 @@ func runSingle(r io.Reader, file string, cfg pipeConfig, c *RunChecker, emit fun
 	n := 0
 	runPipeline(r, cfg, func(b *batch) bool {
 		for i, l := range b.lines {
+			if res := &b.res[i]; cfg.run != "" && !l.torn && res.err == nil && res.ev.Provenance.RunID != cfg.run {
+				continue // another run's event: decoded and schema-checked, not this journal's
+			}
 			if lerr := stopAt(file, l, &b.res[i], c); lerr != nil {
 				out = lerr
 				return false

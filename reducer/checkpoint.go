@@ -149,6 +149,9 @@ type StreamOptions struct {
 	Normalized bool
 	// FingerprintOnly computes the fingerprint without the view.
 	FingerprintOnly bool
+	// RunID reads one run of a multi-run file (journal.StreamOptions.RunID).
+	// It cannot be combined with checkpoints.
+	RunID string
 	// Each, when set, is called with every applied event after it has been
 	// applied (see journal.Entry for what it may keep).
 	Each func(e *journal.Entry)
@@ -235,7 +238,10 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 	if opt.HasThrough {
 		through = opt.Through
 	}
-	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Resume: resume}, func(e *journal.Entry) error {
+	if opt.RunID != "" && (opt.From != nil || opt.Anchors) {
+		return nil, errors.New("reducer: a checkpoint covers a whole file, not one run of it")
+	}
+	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Resume: resume, RunID: opt.RunID}, func(e *journal.Entry) error {
 		p.total++
 		if e.Event.Sequence > through {
 			return nil
@@ -279,6 +285,9 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		return nil, err
 	}
 	if p.total == 0 {
+		if opt.RunID != "" {
+			return nil, &journal.RunNotFoundError{File: file, RunID: opt.RunID}
+		}
 		return nil, &journal.Error{File: file, Code: journal.EmptyJournal, Msg: "a session journal needs at least one event"}
 	}
 	if opt.HasThrough && (through < 0 || through >= int64(p.total)) {
@@ -302,11 +311,18 @@ func (p *Progress) RunID() string { return p.red.state.RunID }
 // come in Branch's order after the journal's own: ErrBlankBranchID, then a
 // *RangeError.
 func StreamBranch(r io.Reader, file string, forkSeq int64, branchID string) (BranchRecord, error) {
+	return StreamBranchRun(r, file, "", forkSeq, branchID)
+}
+
+// StreamBranchRun is StreamBranch for the run runID of a multi-run file
+// (all of a single-run file when runID is empty); see
+// journal.StreamOptions.RunID.
+func StreamBranchRun(r io.Reader, file, runID string, forkSeq int64, branchID string) (BranchRecord, error) {
 	// The ids are gathered in one buffer and cut into strings at the end:
 	// a million ids cost their bytes and one string header each.
 	var text []byte
 	var ends []int
-	p, err := StreamReplay(r, file, StreamOptions{Through: forkSeq, HasThrough: true, FingerprintOnly: true,
+	p, err := StreamReplay(r, file, StreamOptions{Through: forkSeq, HasThrough: true, FingerprintOnly: true, RunID: runID,
 		Each: func(e *journal.Entry) {
 			text = append(text, e.Event.EventID...)
 			ends = append(ends, len(text))

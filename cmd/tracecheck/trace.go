@@ -78,6 +78,18 @@ func runValidate(e *env, args []string) int {
 	return status
 }
 
+// runHelp explains --run in the help of replay, fingerprint and branch.
+const runHelp = "A session store file holds one run per resume, one after another. --run RUN_ID\n" +
+	"reads one of them: the events whose provenance.run_id is RUN_ID, wherever they\n" +
+	"are in the file (runs that interleave are read the same way). Every line is still\n" +
+	"checked against the schema; the selected events must form a single-run journal.\n" +
+	"A RUN_ID no event carries is a usage error."
+
+// runFlag defines --run.
+func runFlag(fs *pflag.FlagSet) *string {
+	return fs.String("run", "", "read only the run `RUN_ID` (provenance.run_id) of a multi-run file")
+}
+
 // stdinTwice reports whether "-" appears more than once in args: standard
 // input can be read only once.
 func stdinTwice(args []string) bool {
@@ -100,7 +112,7 @@ func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
 }
 
 func runReplay(e *env, args []string) int {
-	fs := newFlags(e, "replay", "replay FILE [--through N] [--json] [--checkpoint PATH [--verify-prefix]]",
+	fs := newFlags(e, "replay", "replay FILE [--run RUN_ID] [--through N] [--json] [--checkpoint PATH [--verify-prefix]]",
 		"Replay a single-run journal and print the view it rebuilds: user messages,\n"+
 			"assistant messages (a streamed response counts once, by its final delta), tool\n"+
 			"results, stop reason, and the fingerprint of the replayed prefix. The file is\n"+
@@ -108,12 +120,16 @@ func runReplay(e *env, args []string) int {
 			"With --checkpoint PATH, a checkpoint in PATH (written by an earlier replay of the\n"+
 			"same file) is checked against the file and, when it matches, only the events\n"+
 			"after it are read; afterwards PATH is refreshed to cover the whole file. A\n"+
-			"missing, stale or unreadable checkpoint is ignored (a note on stderr says why)\n"+
-			"and the replay starts from event zero. The journal itself is never changed.")
+			"missing, stale, damaged or unreadable checkpoint is ignored (a note on stderr\n"+
+			"says why) and the replay starts from event zero. PATH must be a checkpoint or\n"+
+			"missing: the journal itself, a directory or any other file is refused (exit 2).\n"+
+			"The journal itself is never changed.\n\n"+
+			runHelp)
 	through := fs.Int64("through", 0, "replay events 0..`N` only (inclusive)")
 	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
 	cpPath := fs.String("checkpoint", "", "read and refresh a replay checkpoint in `PATH`")
 	verifyPrefix := fs.Bool("verify-prefix", false, "with --checkpoint: also rehash the whole checkpointed prefix before trusting it")
+	run := runFlag(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -124,7 +140,10 @@ func runReplay(e *env, args []string) int {
 	if *verifyPrefix && *cpPath == "" {
 		return usageError(e, "replay", "--verify-prefix checks a checkpoint: it needs --checkpoint PATH")
 	}
-	opt := reducer.StreamOptions{Through: *through, HasThrough: fs.Changed("through")}
+	if *run != "" && *cpPath != "" {
+		return usageError(e, "replay", "--run and --checkpoint cannot be combined: a checkpoint covers the whole file")
+	}
+	opt := reducer.StreamOptions{Through: *through, HasThrough: fs.Changed("through"), RunID: *run}
 	var p *reducer.Progress
 	if *cpPath != "" {
 		if path == "-" {
@@ -177,8 +196,12 @@ func streamError(e *env, cmd, rangeFlag string, err error) int {
 	var re *reducer.RangeError
 	var je *journal.Error
 	var pe *reducer.PathError
+	var rn *journal.RunNotFoundError
 	msg := journal.SafeText(err.Error()) // errors name files and ids as given
 	switch {
+	case errors.As(err, &rn):
+		fmt.Fprintf(e.stderr, "tracecheck %s: --run: %s\n", cmd, msg)
+		return exitUsage
 	case errors.As(err, &pe):
 		fmt.Fprintf(e.stderr, "tracecheck %s: --checkpoint: %s\n", cmd, msg)
 		return exitUsage
@@ -200,13 +223,15 @@ func streamError(e *env, cmd, rangeFlag string, err error) int {
 }
 
 func runFingerprint(e *env, args []string) int {
-	fs := newFlags(e, "fingerprint", "fingerprint FILE [--through N] [--normalized]",
+	fs := newFlags(e, "fingerprint", "fingerprint FILE [--run RUN_ID] [--through N] [--normalized]",
 		"Print the SHA-256 fingerprint of a single-run journal (or of events 0..N): the\n"+
 			"digest of Python's json.dumps(events, ensure_ascii=False, sort_keys=True,\n"+
 			"separators=(\",\", \":\")). --normalized first drops session_id, timestamp and\n"+
-			"provenance.run_id so two real runs can be compared.")
+			"provenance.run_id so two real runs can be compared.\n\n"+
+			runHelp)
 	through := fs.Int64("through", 0, "fingerprint events 0..`N` only (inclusive)")
 	normalized := fs.Bool("normalized", false, "ignore session_id, timestamp and provenance.run_id")
+	run := runFlag(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -221,7 +246,7 @@ func runFingerprint(e *env, args []string) int {
 	}
 	defer r.Close()
 	p, err := reducer.StreamReplay(r, name, reducer.StreamOptions{
-		Through: *through, HasThrough: fs.Changed("through"), Normalized: *normalized, FingerprintOnly: true})
+		Through: *through, HasThrough: fs.Changed("through"), Normalized: *normalized, FingerprintOnly: true, RunID: *run})
 	if code := streamError(e, "fingerprint", "--through", err); code != exitOK {
 		return code
 	}
@@ -231,11 +256,13 @@ func runFingerprint(e *env, args []string) int {
 }
 
 func runBranch(e *env, args []string) int {
-	fs := newFlags(e, "branch", "branch FILE --at N --id ID",
+	fs := newFlags(e, "branch", "branch FILE [--run RUN_ID] --at N --id ID",
 		"Print, as JSON, the lineage record of a branch that inherits events 0..N of a\n"+
-			"single-run journal. The journal itself is only read, never changed.")
+			"single-run journal. The journal itself is only read, never changed.\n\n"+
+			runHelp)
 	at := fs.Int64("at", 0, "fork sequence `N`: the last inherited event (required)")
 	id := fs.String("id", "", "the new branch's branch_id `ID` (required, non-blank)")
+	run := runFlag(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -252,7 +279,7 @@ func runBranch(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tracecheck branch: %s\n", journal.SafeText(err.Error()))
 		return exitUsage
 	}
-	b, err := reducer.StreamBranch(r, name, *at, *id)
+	b, err := reducer.StreamBranchRun(r, name, *run, *at, *id)
 	r.Close()
 	if code := streamError(e, "branch", "--at", err); code != exitOK {
 		return code

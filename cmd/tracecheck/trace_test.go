@@ -250,3 +250,89 @@ func TestInputStringsEscapedInText(t *testing.T) {
 
 // jsonStr is s as a JSON string literal.
 func jsonStr(s string) string { return string(jsonv.AppendPyString(nil, s)) }
+
+// TestRunFlag: --run picks one run of a multi-run file (the session-resume
+// golden holds three, one after another), in replay, fingerprint and
+// branch, with the same result as a file holding that run alone, also when
+// runs interleave; MIXED_RUN says that --run exists; a run no event
+// carries is a usage error.
+func TestRunFlag(t *testing.T) {
+	const golden = "../../golden/session-resume.trace.jsonl"
+	all := strings.SplitAfter(mustRead(t, golden), "\n")
+	all = all[:len(all)-1]
+	byRun := map[string][]string{}
+	for _, l := range all {
+		var e struct {
+			Provenance struct {
+				RunID string `json:"run_id"`
+			} `json:"provenance"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		byRun[e.Provenance.RunID] = append(byRun[e.Provenance.RunID], l)
+	}
+	if len(byRun) != 3 {
+		t.Fatalf("the golden holds %d runs, want 3", len(byRun))
+	}
+	dir := t.TempDir()
+	write := func(name string, lines []string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Runs 1 and 3 interleaved, line by line.
+	r1, r3 := byRun["run-session-resume-1"], byRun["run-session-resume-3"]
+	var mixed []string
+	for i := 0; i < len(r1) || i < len(r3); i++ {
+		if i < len(r1) {
+			mixed = append(mixed, r1[i])
+		}
+		if i < len(r3) {
+			mixed = append(mixed, r3[i])
+		}
+	}
+	interleaved := write("interleaved.jsonl", mixed)
+	for run, lines := range byRun {
+		alone := write(run+".jsonl", lines)
+		files := []string{golden}
+		if run != "run-session-resume-2" {
+			files = append(files, interleaved)
+		}
+		for _, f := range files {
+			for _, args := range [][]string{
+				{"replay", "--json"},
+				{"replay"},
+				{"fingerprint"},
+				{"fingerprint", "--normalized", "--through", "2"},
+				{"branch", "--at", "1", "--id", "b"},
+			} {
+				code, got, stderr := runCmd(t, "", append([]string{args[0], f, "--run", run}, args[1:]...)...)
+				_, want, _ := runCmd(t, "", append([]string{args[0], alone}, args[1:]...)...)
+				if code != exitOK || got != want {
+					t.Errorf("%v --run %s of %s: exit %d (stderr %q)\n got %q\nwant %q", args, run, f, code, stderr, got, want)
+				}
+			}
+		}
+	}
+	code, _, stderr := runCmd(t, "", "replay", golden)
+	if code != exitFailed || !strings.Contains(stderr, "MIXED_RUN") || !strings.Contains(stderr, "--run RUN_ID") {
+		t.Errorf("replay of the multi-run golden: exit %d, stderr %q; want MIXED_RUN naming --run", code, stderr)
+	}
+	for _, cmd := range []string{"replay", "fingerprint", "branch"} {
+		args := []string{cmd, golden, "--run", "run-nope"}
+		if cmd == "branch" {
+			args = append(args, "--at", "0", "--id", "b")
+		}
+		code, _, stderr := runCmd(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, "no event of run run-nope") {
+			t.Errorf("%s --run run-nope: exit %d, stderr %q", cmd, code, stderr)
+		}
+	}
+	code, _, stderr = runCmd(t, "", "replay", golden, "--run", "run-session-resume-1", "--checkpoint", filepath.Join(dir, "cp"))
+	if code != exitUsage || !strings.Contains(stderr, "cannot be combined") {
+		t.Errorf("--run with --checkpoint: exit %d, stderr %q", code, stderr)
+	}
+}
