@@ -2,15 +2,18 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/tracecheck/tracecheck/internal/cireport"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -37,14 +40,28 @@ func openInput(e *env, path string) (io.ReadCloser, string, error) {
 }
 
 func runValidate(e *env, args []string) int {
-	fs := newFlags(e, "validate", "validate FILE...",
+	fs := newFlags(e, "validate", "validate FILE... [--format text|json|junit|github] [-q]",
 		"Check each Trace JSONL file: every line against the Trace 0.1.0 schema, then the\n"+
-			"journal invariants of each run (session_id + provenance.run_id) in it. Problems\n"+
-			"are printed on stderr as FILE:LINE: CODE message. '-' reads standard input.\n"+
-			"Exit 0 when every file is valid, 1 when any is not, 2 on usage errors.")
-	quiet := fs.BoolP("quiet", "q", false, "print nothing for valid files")
+			"journal invariants of each run (session_id + provenance.run_id) in it. A file\n"+
+			"may hold several runs: each is checked on its own, so a second session or run\n"+
+			"is not an error here (replay, fingerprint and branch take one run).\n\n"+
+			"--format text (the default) prints problems on stderr as\n"+
+			"FILE:LINE: CODE event ID at POINTER: message and 'ok FILE' on stdout; json\n"+
+			"prints {\"ok\", \"files\": [{\"file\", \"ok\", \"problems\": [{\"code\", \"line\",\n"+
+			"\"event_id\", \"pointer\", \"message\"}]}]} on stdout; junit prints JUnit XML, one\n"+
+			"testcase per file, each problem in its failure text; github prints a GitHub\n"+
+			"Actions annotation (::error file=FILE,line=LINE::...) per problem. '-' reads\n"+
+			"standard input, once. Exit 0 when every file is valid, 1 when any is not, 2 on\n"+
+			"usage errors (a missing file included).")
+	quiet := fs.BoolP("quiet", "q", false, "text format: print nothing for valid files")
+	format := fs.String("format", "text", "output `FORMAT`: text, json, junit or github")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
+	}
+	switch *format {
+	case "text", "json", "junit", "github":
+	default:
+		return usageError(e, "validate", "--format must be text, json, junit or github, not %s", textsafe.Quote(*format))
 	}
 	if fs.NArg() == 0 {
 		return usageError(e, "validate", "no FILE given")
@@ -53,29 +70,119 @@ func runValidate(e *env, args []string) int {
 		return usageError(e, "validate", "'-' (standard input) given more than once")
 	}
 	status := exitOK
+	var results []fileResult
 	for _, path := range fs.Args() {
 		r, name, err := openInput(e, path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck validate: %s\n", journal.SafeText(err.Error()))
+			msg := journal.SafeText(err.Error())
+			fmt.Fprintf(e.stderr, "tracecheck validate: %s\n", msg)
 			status = exitUsage
+			results = append(results, fileResult{File: name, Error: msg, Problems: []problem{}})
 			continue
 		}
 		errs := journal.Validate(r, name)
 		r.Close()
+		res := fileResult{File: name, OK: len(errs) == 0, Problems: make([]problem, 0, len(errs)), errs: errs}
 		for _, verr := range errs {
-			fmt.Fprintln(e.stderr, verr.Error())
+			res.Problems = append(res.Problems, problem{Code: string(verr.Code), Line: verr.Line, EventID: verr.EventID, Pointer: verr.Pointer, Message: verr.Msg})
 		}
-		if len(errs) > 0 {
-			if status == exitOK {
-				status = exitFailed
+		results = append(results, res)
+		if len(errs) > 0 && status == exitOK {
+			status = exitFailed
+		}
+		if *format == "text" {
+			for _, verr := range errs {
+				fmt.Fprintln(e.stderr, verr.Error())
 			}
-			continue
-		}
-		if !*quiet {
-			fmt.Fprintf(e.stdout, "ok %s\n", textsafe.Quote(name))
+			if len(errs) == 0 && !*quiet {
+				fmt.Fprintf(e.stdout, "ok %s\n", textsafe.Quote(name))
+			}
 		}
 	}
+	var err error
+	switch *format {
+	case "json":
+		err = writeValidateJSON(e.stdout, status == exitOK, results)
+	case "junit":
+		err = cireport.WriteJUnit(e.stdout, "tracecheck validate", validateSuite(results))
+	case "github":
+		err = cireport.WriteGitHub(e.stdout, validateAnnotations(results))
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck validate: %v\n", err)
+		return exitFailed
+	}
 	return status
+}
+
+// fileResult is what validate found in one file, for the machine formats.
+type fileResult struct {
+	File     string    `json:"file"`
+	OK       bool      `json:"ok"`
+	Error    string    `json:"error,omitempty"` // the file could not be read
+	Problems []problem `json:"problems"`
+
+	errs []*journal.Error
+}
+
+// problem is one journal.Error, with the JSON names of --format json.
+type problem struct {
+	Code    string `json:"code"`
+	Line    int    `json:"line"`
+	EventID string `json:"event_id"`
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+func writeValidateJSON(w io.Writer, ok bool, results []fileResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		OK    bool         `json:"ok"`
+		Files []fileResult `json:"files"`
+	}{ok, results})
+}
+
+// validateSuite is the JUnit suite of a validate run: one testcase per
+// file, failed with every problem in its text.
+func validateSuite(results []fileResult) cireport.Suite {
+	s := cireport.Suite{Name: "tracecheck validate"}
+	for _, r := range results {
+		c := cireport.Case{Name: r.File, File: r.File}
+		switch {
+		case r.Error != "":
+			c.Error = &cireport.Failure{Message: r.Error, Type: "USAGE", Text: r.Error}
+		case !r.OK:
+			lines := make([]string, len(r.errs))
+			for i, verr := range r.errs {
+				lines[i] = verr.Error()
+			}
+			c.Line = r.errs[0].Line
+			c.Failure = &cireport.Failure{
+				Message: fmt.Sprintf("%d problem(s), the first: %s", len(r.errs), r.errs[0].Error()),
+				Type:    string(r.errs[0].Code),
+				Text:    strings.Join(lines, "\n"),
+			}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	return s
+}
+
+// validateAnnotations is one GitHub annotation per problem, on its line.
+func validateAnnotations(results []fileResult) []cireport.Annotation {
+	var anns []cireport.Annotation
+	for _, r := range results {
+		if r.Error != "" {
+			anns = append(anns, cireport.Annotation{Level: cireport.LevelError, File: r.File, Title: "tracecheck validate", Message: r.Error})
+		}
+		for _, verr := range r.errs {
+			anns = append(anns, cireport.Annotation{Level: cireport.LevelError, File: r.File, Line: verr.Line,
+				Title: string(verr.Code), Message: verr.Error()})
+		}
+	}
+	return anns
 }
 
 // runHelp explains --run in the help of replay, fingerprint and branch.

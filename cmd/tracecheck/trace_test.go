@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -334,5 +335,77 @@ func TestRunFlag(t *testing.T) {
 	code, _, stderr = runCmd(t, "", "replay", golden, "--run", "run-session-resume-1", "--checkpoint", filepath.Join(dir, "cp"))
 	if code != exitUsage || !strings.Contains(stderr, "cannot be combined") {
 		t.Errorf("--run with --checkpoint: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestValidateFormats: --format json lists each file's problems with code,
+// line, event id, pointer and message; junit has one testcase per file
+// with every problem in the failure text; github has one annotation per
+// problem on its line. Exit codes do not depend on the format.
+func TestValidateFormats(t *testing.T) {
+	gap, dup := "../../testdata/bad/sequence-gap.jsonl", "../../testdata/bad/duplicate-event-id.jsonl"
+	files := []string{s07, gap, dup}
+
+	code, stdout, stderr := runCmd(t, "", append([]string{"validate", "--format", "json"}, files...)...)
+	var out struct {
+		OK    bool `json:"ok"`
+		Files []struct {
+			File     string `json:"file"`
+			OK       bool   `json:"ok"`
+			Problems []struct {
+				Code    string `json:"code"`
+				Line    int    `json:"line"`
+				EventID string `json:"event_id"`
+				Pointer string `json:"pointer"`
+				Message string `json:"message"`
+			} `json:"problems"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitFailed || stderr != "" {
+		t.Fatalf("json: exit %d, %v, stderr %q\n%s", code, err, stderr, stdout)
+	}
+	if out.OK || len(out.Files) != 3 || !out.Files[0].OK || len(out.Files[0].Problems) != 0 || out.Files[1].OK {
+		t.Fatalf("json: %+v", out)
+	}
+	if p := out.Files[1].Problems; len(p) != 1 || p[0].Code != "SEQUENCE_GAP" || p[0].Line != 3 || p[0].EventID != "evt-002" ||
+		p[0].Pointer != "/sequence" || !strings.HasPrefix(p[0].Message, "sequence 4 where 2 was expected") {
+		t.Errorf("json problems of %s: %+v", gap, p)
+	}
+
+	code, stdout, _ = runCmd(t, "", append([]string{"validate", "--format", "junit"}, files...)...)
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suite    struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Type string `xml:"type,attr"`
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(stdout), &suites); err != nil || code != exitFailed {
+		t.Fatalf("junit: exit %d, %v\n%s", code, err, stdout)
+	}
+	cs := suites.Suite.Cases
+	if suites.Tests != 3 || suites.Failures != 2 || len(cs) != 3 || cs[0].Name != s07 || cs[0].Failure != nil ||
+		cs[2].Failure == nil || cs[2].Failure.Type != "DUPLICATE_EVENT_ID" || !strings.Contains(cs[2].Failure.Text, dup+":3: DUPLICATE_EVENT_ID event evt-001") {
+		t.Errorf("junit: %+v\n%s", suites, stdout)
+	}
+
+	code, stdout, _ = runCmd(t, "", append([]string{"validate", "--format", "github"}, files...)...)
+	want := "::error file=" + gap + ",line=3,title=SEQUENCE_GAP::" + gap + ":3: SEQUENCE_GAP event evt-002 at /sequence: sequence 4 where 2 was expected: sequences start at 0 and are contiguous\n"
+	if code != exitFailed || strings.Count(stdout, "::error ") != 2 || !strings.HasPrefix(stdout, want) ||
+		!strings.Contains(stdout, "::error file="+dup+",line=3,title=DUPLICATE_EVENT_ID::") {
+		t.Errorf("github: exit %d\n%s", code, stdout)
+	}
+
+	if code, stdout, _ := runCmd(t, "", "validate", "--format", "json", s07); code != exitOK || !strings.Contains(stdout, `"ok": true`) {
+		t.Errorf("json, valid file: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCmd(t, "", "validate", "--format", "yaml", s07); code != exitUsage || !strings.Contains(stderr, "--format must be text, json, junit or github") {
+		t.Errorf("bad format: exit %d, %q", code, stderr)
 	}
 }
