@@ -1,17 +1,23 @@
 // Package journal reads, checks and writes Trace 0.1.0 session journals:
 // append-only JSONL files holding one event per line.
 //
-// A Journal is one run of one session, checked against the seed's
-// invariants: at least one event, sequence exactly 0..n-1 in order, a single
-// session_id and a single provenance.run_id, every parent_event_id naming an
-// earlier event, and no event_id twice. Validate checks a whole file the way
+// A Journal is one run of one session, checked against the invariants of
+// the curriculum's lesson s07 (github.com/vpromise/inside-coding-agents):
+// at least one event, sequence exactly 0..n-1 in order, a single session_id
+// and a single provenance.run_id, every parent_event_id naming an earlier
+// event, and no event_id twice. Validate checks a whole file the way
 // the reference validator does: every line against the Trace event schema,
 // then the same invariants run by run, where a run is the events sharing
 // (session_id, provenance.run_id).
 //
 // Every problem is an *Error carrying a stable Code, the file, the 1-based
 // line, the event_id when known and the JSON pointer of the failing field.
-// Reading is streaming: memory is bounded by the longest line, not the file.
+// Reading is streaming: memory is bounded by the longest line, not the
+// file. Validate and Stream need at most MemoryPerLineByte (8) bytes of
+// heap per byte of the longest line, plus a few MB: no line is held as a
+// tree unless a caller asks for its payload (StreamOptions.Payloads), and
+// Validate keeps a run in the reference shape as one number, so a file of
+// a million runs costs tens of MB.
 package journal
 
 import (

@@ -1,6 +1,6 @@
 package reducer
 
-// Streaming replay and checkpoints (seed 004, exercise F).
+// Streaming replay and checkpoints (the curriculum's lesson s07, exercise F).
 //
 // StreamReplay replays a journal file in one parallel streaming pass
 // (journal.Stream): it never holds the events, only the view. A Checkpoint

@@ -1,13 +1,18 @@
 // Package reducer rebuilds derived views from a validated journal: the
-// replay state of seed 004 (user and assistant messages, tool results, stop
-// reason), the SHA-256 fingerprint of the exact prefix replayed, and branch
-// records that point at a parent prefix without copying or editing it.
+// replay state of the curriculum's lesson s07 (user and assistant
+// messages, tool results, stop reason; the curriculum is
+// github.com/vpromise/inside-coding-agents), the SHA-256 fingerprint of the
+// exact prefix replayed, and branch records that point at a parent prefix
+// without copying or editing it.
 //
 // Replay is a pure function of the ordered events. The fingerprint is the
 // SHA-256 of Python's json.dumps(events, ensure_ascii=False, sort_keys=True,
 // separators=(",", ":")) over the selected events as one JSON array, so it
 // equals the reference implementation's digest byte for byte. It is
-// computed incrementally: a Reducer never holds more than the view itself.
+// computed incrementally: a Reducer never holds more than the view itself,
+// and the streaming replay (StreamReplay) holds no tree of any payload and
+// moves the view to disk past 4 MiB, so its memory is bounded by the
+// longest line (journal.MemoryPerLineByte).
 package reducer
 
 import (
