@@ -15,7 +15,16 @@ type Canonicalizer struct {
 	s     scanner
 	e     emitter
 	stack []emitFrame
+	// tapeLimit: Append writes inputs up to this many bytes from the tape,
+	// which is fastest, and longer ones by the second walk (emit.go), whose
+	// scratch does not grow with the number of values. 0 is
+	// defaultTapeLimit; tests set -1 to take the second walk always.
+	tapeLimit int
 }
+
+// defaultTapeLimit bounds the tape Append builds: 64 KiB of input makes at
+// most 32 bytes of tape per byte, 2 MiB, whatever the input holds.
+const defaultTapeLimit = 64 << 10
 
 type emitFrame struct {
 	obj bool
@@ -30,7 +39,20 @@ type emitFrame struct {
 // not share memory with dst's spare capacity: src is read while dst is
 // written.
 func (c *Canonicalizer) Append(dst, src []byte) ([]byte, error) {
-	return c.appendStyle(dst, src, styleCanonical)
+	limit := c.tapeLimit
+	if limit == 0 {
+		limit = defaultTapeLimit
+	}
+	if len(src) > limit {
+		return c.appendStyle(dst, src, styleCanonical)
+	}
+	if err := c.s.scan(src); err != nil {
+		c.s.release()
+		return dst, err
+	}
+	dst = c.emit(dst)
+	c.s.release()
+	return dst, nil
 }
 
 // AppendValue is Append that also returns the Value Parse(src) would, from

@@ -122,6 +122,7 @@ func TestRandomDocuments(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 11))
 	var c Canonicalizer
+	streaming := Canonicalizer{tapeLimit: -1}
 	for i := 0; i < n; i++ {
 		g := genDoc{r: r}
 		g.value(0)
@@ -146,6 +147,9 @@ func TestRandomDocuments(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("doc %d %q: Canonicalizer %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(want))
 		}
+		if got, err := streaming.Append(nil, doc); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("doc %d %q: Canonicalizer without a tape %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(want))
+		}
 		if got, err := c.AppendOrdered(nil, doc); err != nil || !bytes.Equal(got, v.AppendJSON(nil)) {
 			t.Fatalf("doc %d %q: AppendOrdered %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(v.AppendJSON(nil)))
 		}
@@ -161,6 +165,9 @@ func TestRandomDocuments(t *testing.T) {
 		_, cerr := c.Append(nil, m)
 		if (perr == nil) != (cerr == nil) {
 			t.Fatalf("mutant %q: Parse %v, Canonicalizer %v", clip(m), perr, cerr)
+		}
+		if _, serr := streaming.Append(nil, m); (serr == nil) != (cerr == nil) || serr != nil && *syntaxErr(t, serr) != *syntaxErr(t, cerr) {
+			t.Fatalf("mutant %q: Canonicalizer with a tape %v, without %v", clip(m), cerr, serr)
 		}
 		if perr != nil {
 			pe, ce := syntaxErr(t, perr), syntaxErr(t, cerr)
