@@ -456,6 +456,12 @@ func (e *DamagedError) Error() string {
 // the source (see Verify). A path that is not a regular file is an error
 // saying what it is; a damaged file is a *DamagedError.
 func LoadCheckpoint(path string) (*Checkpoint, error) {
+	// Look before opening: opening a FIFO would wait for a writer.
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if err := regularFile(fi); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

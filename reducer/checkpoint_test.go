@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tracecheck/tracecheck/bench/tracegen"
@@ -423,6 +424,10 @@ func TestCheckpointNeverReplacesJournalOrOtherFiles(t *testing.T) {
 	os.Mkdir(sub, 0o755)
 	empty := filepath.Join(dir, "empty")
 	os.WriteFile(empty, nil, 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ cp, reason string }{
 		{path, "is the journal"},
 		{filepath.Join(dir, ".", "j.jsonl"), "is the journal"},
@@ -431,6 +436,7 @@ func TestCheckpointNeverReplacesJournalOrOtherFiles(t *testing.T) {
 		{other, "not a replay checkpoint"},
 		{empty, "not a replay checkpoint"},
 		{sub, "is a directory"},
+		{fifo, "is not a regular file"},
 	} {
 		_, _, err := reducer.ReplayFile(path, tc.cp, reducer.StreamOptions{}, false)
 		var pe *reducer.PathError
@@ -440,6 +446,10 @@ func TestCheckpointNeverReplacesJournalOrOtherFiles(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(path); !bytes.Equal(now, data) {
 		t.Fatal("the journal changed")
+	}
+	// LoadCheckpoint does not open (and wait on) a FIFO either.
+	if _, err := reducer.LoadCheckpoint(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("LoadCheckpoint(FIFO): %v", err)
 	}
 	if now, _ := os.ReadFile(other); string(now) != "my notes\n" {
 		t.Fatal("a file that is not a checkpoint changed")
