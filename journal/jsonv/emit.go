@@ -80,7 +80,13 @@ func (e *emitter) shrink() {
 func stringEnd(src []byte, i int) (int, bool) {
 	esc := false
 	for {
+		if i >= len(src) {
+			return len(src), esc
+		}
 		q := bytes.IndexByte(src[i:], '"')
+		if q < 0 {
+			return len(src), esc // not valid JSON: the caller's contract is broken; do not panic
+		}
 		if b := bytes.IndexByte(src[i:i+q], '\\'); b < 0 {
 			return i + q, esc
 		} else {
@@ -360,7 +366,7 @@ func (c *Canonicalizer) appendStyle(dst, src []byte, st style) ([]byte, error) {
 // (no leading space).
 func skipValid(src []byte, i int) int {
 	depth := 0
-	for {
+	for i < len(src) {
 		switch c := src[i]; c {
 		case '"':
 			end, _ := stringEnd(src, i+1)
@@ -379,12 +385,14 @@ func skipValid(src []byte, i int) int {
 		case 'f':
 			i += 5
 		default:
-			i, _ = numberEnd(src, i)
+			j, _ := numberEnd(src, i)
+			i = max(j, i+1) // a byte no valid text has here: move on
 		}
-		if depth == 0 {
-			return i
+		if depth <= 0 {
+			return min(i, len(src))
 		}
 	}
+	return len(src)
 }
 
 // EachMember calls fn with the key (as written, without its quotes: it may
@@ -401,6 +409,9 @@ func EachMember(src []byte, fn func(rawKey, value []byte) bool) bool {
 	for i < len(src) && src[i] == '"' {
 		end, _ := stringEnd(src, i+1)
 		vs := skipSpace(src, skipSpace(src, end+1)+1) // past the ':'
+		if vs >= len(src) {
+			break // not valid JSON
+		}
 		ve := skipValid(src, vs)
 		if !fn(src[i+1:end], src[vs:ve]) {
 			return true

@@ -182,3 +182,34 @@ func TestRandomDocuments(t *testing.T) {
 		}
 	}
 }
+
+// EachMember and MemberText read valid texts; on anything else they must
+// not panic.
+func TestMemberTextOnInvalidInput(t *testing.T) {
+	for _, s := range []string{``, `{`, `{"a`, `{"a"`, `{"a":`, `{"a":[1,`, `{"a":"x`, `[1]`, `{"a":1,"b"`, `{"a\`} {
+		MemberText([]byte(s), "b")
+		EachMember([]byte(s), func(k, v []byte) bool { return true })
+	}
+	if v, ok := MemberText([]byte(`{"a" : [1, {"b":2}] , "b\u0021":3, "b" :"x\"y"}`), "b"); !ok || string(v) != `"x\"y"` {
+		t.Errorf("MemberText: %q %v", v, ok)
+	}
+	if v, ok := MemberText([]byte(`{"b\u0021":3}`), "b!"); !ok || string(v) != "3" {
+		t.Errorf("MemberText, escaped key: %q %v", v, ok)
+	}
+}
+
+func FuzzMemberText(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":[2]}`))
+	f.Add([]byte(`{"a\"":"\\","b":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := MemberText(data, "b")
+		v, err := Parse(data)
+		if err != nil || v.Kind() != Object {
+			return // anything but a panic will do
+		}
+		want, has := v.Get("b")
+		if ok != has || ok && !bytes.Equal(mustParse(t, got).AppendJSON(nil), want.AppendJSON(nil)) {
+			t.Fatalf("MemberText(%q) = %q %v, Parse gives %v", data, got, ok, want.AppendJSON(nil))
+		}
+	})
+}

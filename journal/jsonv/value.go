@@ -10,6 +10,12 @@
 // it and Parse share one scanner, so they accept and reject the same texts
 // with the same errors.
 //
+// Canonicalizer, AppendOrdered and AppendPyRepr write a long text without a
+// tree or a tape of it: they validate it keeping only the open containers
+// and the open objects' keys, then walk it again (emit.go), so their memory
+// follows the text's nesting and widest object, not its number of values.
+// EachMember and MemberText pick members out of a validated text.
+//
 // Parsing is strict where Python is lenient: duplicate keys, NaN and
 // Infinity, numbers that overflow, invalid UTF-8, lone surrogate escapes and
 // trailing bytes are all errors, because a journal containing them cannot be
