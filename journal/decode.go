@@ -2,6 +2,8 @@ package journal
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -103,16 +105,10 @@ func decodeEnvelope(c *jsonv.Canonicalizer, raw []byte) (env jsonv.Value, ev Eve
 	var ms []jsonv.Member
 	isObject := jsonv.EachMember(raw, func(rawKey, value []byte) bool {
 		key := jsonv.KeyText(rawKey)
-		var v jsonv.Value
-		switch {
-		case key == "payload" && value[0] == '{':
-			v, payload = jsonv.Obj(), value
-		case key == "payload" && value[0] == '[':
-			v, payload = jsonv.Arr(), value
-		default:
-			v, _ = jsonv.Parse(value) // valid: Check accepted the line
+		if key == "payload" && isContainer(value) {
+			payload = value
 		}
-		ms = append(ms, jsonv.M(key, v))
+		ms = append(ms, jsonv.M(key, envelopeValue(key, value)))
 		return true
 	})
 	if !isObject {
@@ -127,6 +123,67 @@ func decodeEnvelope(c *jsonv.Canonicalizer, raw []byte) (env jsonv.Value, ev Eve
 	env, ev, jerr := slowDecode(env)
 	return env, ev, payload, jerr
 }
+
+// envelopeValue decodes the value of the top-level member key for the
+// envelope checks, without a tree of any part the schema does not look
+// into: a container is an empty one of its kind where the schema only asks
+// for a type (the payload, a string or number field) or looks at the key
+// alone (a key it does not allow). actor, provenance and redaction are
+// decoded member by member the same way; redaction.fields element by
+// element, a container element standing for itself by its digest (so that
+// uniqueItems still tells equal texts from different ones). A field whose
+// verdict depends on its contents is never replaced: the verdict and the
+// schema library's explanation are those of the whole line, at the cost of
+// the envelope's scalars.
+func envelopeValue(key string, value []byte) jsonv.Value {
+	if !isContainer(value) {
+		v, _ := jsonv.Parse(value) // valid: the line was checked
+		return v
+	}
+	switch {
+	case value[0] == '{' && (key == "actor" || key == "provenance" || key == "redaction"):
+		var ms []jsonv.Member
+		jsonv.EachMember(value, func(rawKey, v []byte) bool {
+			k := jsonv.KeyText(rawKey)
+			switch {
+			case key == "redaction" && k == "fields" && v[0] == '[':
+				var es []jsonv.Value
+				jsonv.EachElement(v, func(e []byte) bool {
+					es = append(es, fieldsElement(e))
+					return true
+				})
+				ms = append(ms, jsonv.M(k, jsonv.Arr(es...)))
+			default:
+				ms = append(ms, jsonv.M(k, envelopeValue("", v)))
+			}
+			return true
+		})
+		return jsonv.Obj(ms...)
+	case value[0] == '{':
+		return jsonv.Obj()
+	}
+	return jsonv.Arr()
+}
+
+// fieldsElement is a redaction.fields element for the schema library: a
+// scalar as it is, a container (invalid there) as an empty one of its kind
+// holding the SHA-256 of its canonical encoding.
+func fieldsElement(e []byte) jsonv.Value {
+	if !isContainer(e) {
+		v, _ := jsonv.Parse(e)
+		return v
+	}
+	var c jsonv.Canonicalizer
+	canon, _ := c.Append(nil, e)
+	sum := sha256.Sum256(canon)
+	mark := jsonv.Str(hex.EncodeToString(sum[:]))
+	if e[0] == '{' {
+		return jsonv.Obj(jsonv.M("", mark))
+	}
+	return jsonv.Arr(mark)
+}
+
+func isContainer(value []byte) bool { return value[0] == '{' || value[0] == '[' }
 
 // kindOfText names the JSON kind of a valid JSON text by its first byte.
 func kindOfText(raw []byte) jsonv.Kind {

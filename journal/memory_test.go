@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/tracecheck/tracecheck/bench/hostile"
@@ -48,5 +49,30 @@ func TestMemoryBoundedByLongestLine(t *testing.T) {
 			t.Errorf("validate, %d lines of %d bytes: allocated %d bytes (%.1f per line byte), want at most %d",
 				lines, L, got, float64(got)/float64(lines*L), limit)
 		}
+	}
+}
+
+// TestMemoryBoundedOnInvalidEnvelope: the same array under a key the schema
+// does not allow (the line is invalid; its explanation needs the key, not
+// the array) costs no more. It cost a tree for the schema library, about
+// 100 bytes per line byte.
+func TestMemoryBoundedOnInvalidEnvelope(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 8 MiB of input")
+	}
+	const L = 8 << 20
+	var in bytes.Buffer
+	if err := hostile.BigLines(&in, 1, L, "tool.result"); err != nil {
+		t.Fatal(err)
+	}
+	line := bytes.Replace(in.Bytes(), []byte(`"payload":{"data":[`), []byte(`"payload":{},"zzz":[`), 1)
+	line = bytes.Replace(line, []byte(`]},"provenance"`), []byte(`],"provenance"`), 1)
+	var errs []*Error
+	got := allocated(func() { errs = Validate(bytes.NewReader(line), "f") })
+	if len(errs) != 1 || errs[0].Code != Schema || !strings.Contains(errs[0].Msg, "additionalProperties 'zzz' not allowed") {
+		t.Fatalf("got %v, want one SCHEMA error about zzz", errs)
+	}
+	if limit := uint64(MemoryPerLineByte*L + memorySlack); got > limit {
+		t.Errorf("allocated %d bytes (%.1f per line byte), want at most %d", got, float64(got)/L, limit)
 	}
 }

@@ -425,6 +425,27 @@ func EachMember(src []byte, fn func(rawKey, value []byte) bool) bool {
 	return true
 }
 
+// EachElement calls fn with the text of each element of the array src, in
+// order, until fn returns false. Like EachMember it reads valid JSON and
+// returns false when src is not an array.
+func EachElement(src []byte, fn func(value []byte) bool) bool {
+	i := skipSpace(src, 0)
+	if i >= len(src) || src[i] != '[' {
+		return false
+	}
+	for i = skipSpace(src, i+1); i < len(src) && src[i] != ']'; {
+		ve := skipValid(src, i)
+		if !fn(src[i:ve]) {
+			return true
+		}
+		if i = skipSpace(src, ve); i >= len(src) || src[i] != ',' {
+			break
+		}
+		i = skipSpace(src, i+1)
+	}
+	return true
+}
+
 // KeyText decodes a raw key as EachMember passes it.
 func KeyText(rawKey []byte) string {
 	if bytes.IndexByte(rawKey, '\\') < 0 {
