@@ -230,7 +230,7 @@ func runReplay(e *env, args []string) int {
 			"missing, stale, damaged or unreadable checkpoint is ignored (a note on stderr\n"+
 			"says why) and the replay starts from event zero. PATH must be a checkpoint or\n"+
 			"missing: the journal itself, a directory or any other file is refused (exit 2).\n"+
-			"The journal itself is never changed.\n\n"+
+			"--checkpoint cannot be combined with --run. The journal itself is never changed.\n\n"+
 			runHelp)
 	through := fs.Int64("through", 0, "replay events 0..`N` only (inclusive)")
 	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
