@@ -15,15 +15,7 @@ func quote(s string) string { return textsafe.Quote(s) }
 // SafeLines returns text (a message that may span lines) with every line
 // that a terminal would act on quoted and cut (golden.ShowText); other
 // lines are kept as they are.
-func SafeLines(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if !golden.Displayable(l) {
-			lines[i] = golden.ShowText(l)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+func SafeLines(text string) string { return golden.SafeLines(text) }
 
 // WriteText writes the report for a terminal or a log: a first line saying
 // where the scenarios and the goldens came from, then one line per result
@@ -76,35 +68,12 @@ func writeResult(w io.Writer, r *Result) {
 	}
 }
 
-// WriteDrift writes where and how a trace departs from its golden file:
-// the line and its event, a note, each differing field with expected and
-// actual values, and the unified diff around it.
+// WriteDrift writes how a trace departs from its golden file: every
+// differing event with the pointers of its fields, the counts and the
+// unified diff (golden.Drift.WriteText).
 func WriteDrift(w io.Writer, file string, d *golden.Drift) {
-	if d == nil {
-		return
-	}
-	fmt.Fprintf(w, "  %s: first difference at line %d", quote(file), d.Line)
-	if d.Sequence != nil || d.EventID != "" || d.Type != "" {
-		fmt.Fprint(w, ", event")
-		if d.Sequence != nil {
-			fmt.Fprintf(w, " sequence=%d", *d.Sequence)
-		}
-		if d.EventID != "" {
-			fmt.Fprintf(w, " event_id=%s", quote(d.EventID))
-		}
-		if d.Type != "" {
-			fmt.Fprintf(w, " type=%s", quote(d.Type))
-		}
-	}
-	fmt.Fprintln(w)
-	if d.Note != "" {
-		fmt.Fprintf(w, "  %s\n", SafeLines(d.Note))
-	}
-	for _, f := range d.Fields {
-		fmt.Fprintf(w, "  %s: expected %s, actual %s\n", quote(f.Path), golden.ShowJSON(f.Expected), golden.ShowJSON(f.Actual))
-	}
-	if d.Diff != "" {
-		fmt.Fprintf(w, "  %s\n", indent(SafeLines(strings.TrimSuffix(d.Diff, "\n")), "  "))
+	if d != nil {
+		d.WriteText(w, file)
 	}
 }
 
@@ -118,9 +87,9 @@ func (r *Result) summary() string {
 	switch r.Status {
 	case StatusDrift:
 		if d := r.Drift; d != nil {
-			s := fmt.Sprintf("%s differs from %s at line %d", r.ID, r.File, d.Line)
-			if d.EventID != "" {
-				s += fmt.Sprintf(" (event %s %s)", d.EventID, d.Type)
+			s := fmt.Sprintf("%s differs from %s: %s", r.ID, r.File, d.Summary())
+			if len(d.Events) > 0 {
+				s += "; first: " + d.Events[0].Title(d.Runs > 1)
 			}
 			return s
 		}
