@@ -295,3 +295,14 @@ func TestModelCase(t *testing.T) {
 		t.Errorf("problems %q %q", r.Problems, r.ModelProblems)
 	}
 }
+
+// TestRunInterrupted: a run whose context is done reports the interruption,
+// not a failure of the command.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := load2(t, `{"command":{"argv":["sleep","60"]},"trace":{"from":"stdout"}}`).Run(ctx)
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "the run was interrupted") || r.TimedOut {
+		t.Errorf("problems %q", r.Problems)
+	}
+}

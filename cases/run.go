@@ -303,6 +303,7 @@ type proc struct {
 	exitCode  int
 	signal    string
 	timedOut  bool
+	stopped   bool // ctx was done: the run was interrupted
 	timeout   time.Duration
 	startErr  error
 	waitErr   error // an I/O copy cut short by WaitDelay, or another error
@@ -327,6 +328,7 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 	err := cmd.Run()
 	p.stdout, p.stdoutCut, p.stderr = out.buf.Bytes(), out.cut, errTail.tail(StderrLines)
 	p.timedOut = errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	p.stopped = ctx.Err() != nil
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil:
@@ -347,6 +349,8 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 func (p *proc) problems(c *Case) []string {
 	var out []string
 	switch {
+	case p.stopped:
+		out = append(out, fmt.Sprintf("the command %s was not run to its end: the run was interrupted (its process group was killed)", c.describeArgv()))
 	case p.startErr != nil:
 		out = append(out, fmt.Sprintf("the command %s could not be started: %v", c.describeArgv(), p.startErr))
 	case p.timedOut:

@@ -18,14 +18,20 @@ func quote(s string) string { return textsafe.Quote(s) }
 func SafeLines(text string) string { return golden.SafeLines(text) }
 
 // WriteText writes the report for a terminal or a log: a first line saying
-// where the scenarios and the goldens came from, then one line per result
+// where the scenarios, the cases and the goldens came from, then one line per result
 // (ok <id> events=<n>, DRIFT <id> with where and how it differs, MISSING,
 // INVALID with its problems, OBSOLETE <file>, created, updated, removed),
 // each followed by what was written or kept for it.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	if r.Scenarios != nil && r.Goldens != nil {
-		fmt.Fprintf(&b, "scenarios: %s; goldens: %s\n", r.Scenarios, r.Goldens)
+	if r.Goldens != nil && (r.Scenarios != nil || r.Cases != nil) {
+		if r.Scenarios != nil {
+			fmt.Fprintf(&b, "scenarios: %s; ", r.Scenarios)
+		}
+		if r.Cases != nil {
+			fmt.Fprintf(&b, "cases: %s; ", r.Cases)
+		}
+		fmt.Fprintf(&b, "goldens: %s\n", r.Goldens)
 	}
 	for i := range r.Results {
 		writeResult(&b, &r.Results[i])
@@ -41,7 +47,7 @@ func writeResult(w io.Writer, r *Result) {
 	case StatusRemoved:
 		fmt.Fprintf(w, "removed %s\n", quote(r.File))
 	case StatusObsolete:
-		fmt.Fprintf(w, "OBSOLETE %s (no scenario renders it; remove it with --unreferenced=delete)\n", quote(r.File))
+		fmt.Fprintf(w, "OBSOLETE %s (no scenario or case renders it; remove it with --unreferenced=delete)\n", quote(r.File))
 	case StatusMissing:
 		fmt.Fprintf(w, "MISSING %s (no golden %s)\n", quote(r.ID), quote(r.File))
 	case StatusInvalid:
@@ -103,7 +109,7 @@ func (r *Result) summary() string {
 		}
 		return r.ID + " is INVALID"
 	case StatusObsolete:
-		return fmt.Sprintf("%s: no scenario renders this golden", r.File)
+		return fmt.Sprintf("%s: no scenario or case renders this golden", r.File)
 	}
 	return fmt.Sprintf("%s %s", r.Status, r.ID)
 }

@@ -520,7 +520,7 @@ func TestVerifyUnreferenced(t *testing.T) {
 
 	local(t)
 	code, stdout, _ := runCmd(t, "", "verify")
-	if code != exitOK || !strings.Contains(stdout, "OBSOLETE "+old+" (no scenario renders it; remove it with --unreferenced=delete)") {
+	if code != exitOK || !strings.Contains(stdout, "OBSOLETE "+old+" (no scenario or case renders it; remove it with --unreferenced=delete)") {
 		t.Fatalf("local default (warn): exit %d\n%s", code, stdout)
 	}
 	inCI(t)
@@ -530,7 +530,7 @@ func TestVerifyUnreferenced(t *testing.T) {
 	}
 	// Issue 9.8: with an ID the check cannot run, and says so.
 	code, stdout, stderr = runCmd(t, "", "verify", "--update=always", "--unreferenced=delete", "s01-agent-loop")
-	if code != exitOK || strings.Contains(stdout, "removed") || !strings.Contains(stderr, "--unreferenced=delete did nothing: scenario ids were named: it needs a full run") {
+	if code != exitOK || strings.Contains(stdout, "removed") || !strings.Contains(stderr, "--unreferenced=delete did nothing: ids were named: it needs a full run") {
 		t.Fatalf("with an ID: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(old); err != nil {
@@ -538,7 +538,7 @@ func TestVerifyUnreferenced(t *testing.T) {
 	}
 	code, stdout, stderr = runCmd(t, "", "verify", "--unreferenced=delete")
 	if code != exitOK || !strings.Contains(stdout, "removed "+old+"\n") ||
-		!strings.Contains(stderr, "tracecheck verify: removing 1 unreferenced golden(s), which no scenario renders (--unreferenced=delete):\n  "+old+"\n") {
+		!strings.Contains(stderr, "tracecheck verify: removing 1 unreferenced golden(s), which no scenario or case renders (--unreferenced=delete):\n  "+old+"\n") {
 		t.Fatalf("delete: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(old); err == nil {
