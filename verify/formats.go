@@ -115,7 +115,7 @@ func driftAnnotations(a cireport.Annotation, res *Result, d *golden.Drift) []cir
 		b.Line = max(e.Anchor, 1)
 		head := fmt.Sprintf("%s differs from %s: event %d of %d", res.ID, res.File, i+1, d.Differences)
 		if i == 0 {
-			head = res.summary()
+			head = fmt.Sprintf("%s differs from %s: %s", res.ID, res.File, d.Summary())
 		}
 		b.Message = head + "\n" + e.Title(d.Runs > 1) + "\n" + strings.TrimSuffix(e.Text(), "\n")
 		out = append(out, b)

@@ -79,7 +79,7 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 		if len(inv.IDs) > 0 || unref || other {
 			args = append(args, fixable...)
 		}
-		does = "if the change is intended (it writes the renders as the goldens)"
+		does = "if the change is intended (it writes the actual traces as the goldens)"
 	case unref && !other:
 		args = append(args, "verify")
 		args = appendDirs(args, inv)
