@@ -112,31 +112,12 @@ type Model struct {
 const ModelSuffix = ".model"
 
 // FileError is a problem in a case file: the file, the JSON pointer of
-// the field ("" for the document) and what is wrong.
-type FileError struct {
-	File    string
-	Pointer string
-	Msg     string
-}
-
-func (e *FileError) Error() string {
-	p := e.Pointer
-	if p == "" {
-		p = "/"
-	}
-	return fmt.Sprintf("%s: %s: %s", e.File, p, e.Msg)
-}
+// the field ("" for the document) and what is wrong; the same type as a
+// scenario file's.
+type FileError = scenarios.FileError
 
 // FileErrors lists every problem found in case files.
-type FileErrors []*FileError
-
-func (es FileErrors) Error() string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.Error()
-	}
-	return strings.Join(parts, "\n")
-}
+type FileErrors = scenarios.FileErrors
 
 // Lookup finds a scenario by id for a case's model (the scenarios a verify
 // run reads); it returns an error naming the known ids when there is none.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/cases"
 	"github.com/tracecheck/tracecheck/scenarios"
+	"github.com/tracecheck/tracecheck/verify"
 )
 
 // fixture is a valid trace with three tool events (the s03 golden).
@@ -31,17 +32,8 @@ func mustRead(tb testing.TB, path string) string {
 	return string(b)
 }
 
-func builtin(id string) (*scenarios.Scenario, error) {
-	all, err := scenarios.Builtin()
-	if err != nil {
-		return nil, err
-	}
-	sel, err := scenarios.Select(all, []string{id})
-	if err != nil {
-		return nil, err
-	}
-	return sel[0], nil
-}
+// builtin looks model scenarios up among the built-in ones.
+var builtin = verify.ScenarioLookup(scenarios.EmbeddedSource())
 
 // write puts a case file named id.json holding doc (with FIXTURE replaced
 // by the fixture's path) in a new directory and loads it.

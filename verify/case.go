@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/tracecheck/tracecheck/cases"
+	"github.com/tracecheck/tracecheck/scenarios"
 )
 
 // KindCase is the Kind of a command case's subjects.
@@ -48,4 +49,21 @@ func invalid(r *cases.Result, own []string) []string {
 		out = append(out, "standard error (the last lines):\n"+r.Stderr)
 	}
 	return out
+}
+
+// ScenarioLookup finds a case's model scenario by id among the scenarios
+// of src (read once, when a case first asks).
+func ScenarioLookup(src scenarios.Source) cases.Lookup {
+	load := sync.OnceValues(src.Load)
+	return func(id string) (*scenarios.Scenario, error) {
+		all, err := load()
+		if err != nil {
+			return nil, err
+		}
+		sel, err := scenarios.Select(all, []string{id})
+		if err != nil {
+			return nil, err
+		}
+		return sel[0], nil
+	}
 }

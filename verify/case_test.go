@@ -22,17 +22,7 @@ func TestCaseSubjectsShareOneRun(t *testing.T) {
 	trace, _ := filepath.Abs(filepath.Join("..", "golden", "s01-agent-loop.trace.jsonl"))
 	doc := fmt.Sprintf(`{"command":{"argv":["sh","-c","echo run >> runs.log; cat %s"]},"trace":{"from":"stdout"},"golden":"g","model":{"scenario":"s01-agent-loop"}}`, trace)
 	os.WriteFile(filepath.Join(dir, "c.json"), []byte(doc), 0o644)
-	c, err := cases.LoadFile(filepath.Join(dir, "c.json"), func(id string) (*scenarios.Scenario, error) {
-		all, err := scenarios.Builtin()
-		if err != nil {
-			return nil, err
-		}
-		sel, err := scenarios.Select(all, []string{id})
-		if err != nil {
-			return nil, err
-		}
-		return sel[0], nil
-	})
+	c, err := cases.LoadFile(filepath.Join(dir, "c.json"), verify.ScenarioLookup(scenarios.EmbeddedSource()))
 	if err != nil {
 		t.Fatal(err)
 	}

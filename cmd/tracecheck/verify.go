@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -309,19 +308,7 @@ func locate(e *env, cmd string, d verify.Dirs) (*verify.Locations, int, bool) {
 // ids looked up in the scenarios verify reads; problems in case files are
 // reported one per line (file, JSON pointer, message), exit 2.
 func loadCases(e *env, loc *verify.Locations) ([]*cases.Case, int, bool) {
-	known := sync.OnceValues(loc.Scenarios.Load)
-	lookup := func(id string) (*scenarios.Scenario, error) {
-		all, err := known()
-		if err != nil {
-			return nil, err
-		}
-		sel, err := scenarios.Select(all, []string{id})
-		if err != nil {
-			return nil, err
-		}
-		return sel[0], nil
-	}
-	cs, err := cases.LoadDir(loc.Cases, lookup)
+	cs, err := cases.LoadDir(loc.Cases, verify.ScenarioLookup(loc.Scenarios))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s verify: %s\n", programName, verify.SafeLines(err.Error()))
 		return nil, exitUsage, false
