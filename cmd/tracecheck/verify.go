@@ -64,7 +64,7 @@ unknown id.
   no      nothing
 An INVALID render is never written. The run still fails until a pending golden is
 accepted: 'tracecheck review' shows each against its golden and accepts or rejects
-it. When a scenario passes, a pending golden left for it earlier is removed.
+it. When a scenario or case passes, a pending golden left for it earlier is removed.
 CI is detected from the environment: CI set to anything but "", 0 or false (CI=false
 means not CI whatever else is set); else any of these set (non-empty):
 ` + wrap(strings.Join(verify.CIVariables(), ", "), 84, "  ") + `
