@@ -12,52 +12,200 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/tracediff"
 )
 
-// Drift describes where a render first departs from its golden.
+// Drift is how a trace departs from its golden: every differing event
+// (counted, the first MaxEvents in full, each with the JSON pointer of every
+// differing field), and a unified diff of their lines.
 type Drift struct {
-	// Line is the 1-based number of the first line that differs.
+	// Mode is how the two were compared: ModeExact, ModeTolerant,
+	// "trajectory:<match>" (package trajectory: the tool calls only), or
+	// ModeLines when the files could not be aligned event by event.
+	Mode string `json:"mode"`
+	// Line is the golden's line of the first difference (1-based), where a
+	// CI annotation points.
 	Line int `json:"line"`
-	// The event on that line: the render's when it has the line and it
-	// parses, else the golden's.
-	Sequence *int64 `json:"sequence,omitempty"`
-	EventID  string `json:"event_id,omitempty"`
-	Type     string `json:"type,omitempty"`
-	// Fields are the differing JSON fields of that line.
-	Fields []FieldDiff `json:"fields,omitempty"`
-	// Note explains a difference that is not a field's value: extra or
-	// missing lines, a line that is not JSON, equal JSON written with other
-	// bytes, line endings.
+	// Differences counts the differing events (or trajectory failures);
+	// Changed, Missing and Extra split an event diff's count by kind.
+	Differences int `json:"differences"`
+	Changed     int `json:"changed"`
+	Missing     int `json:"missing"`
+	Extra       int `json:"extra"`
+	// ExpectedEvents and ActualEvents are the lines (trajectories: the
+	// calls) of the golden and of the actual trace.
+	ExpectedEvents int `json:"expected_events"`
+	ActualEvents   int `json:"actual_events"`
+	// Runs is the larger number of runs of the two files; with more than
+	// one, each event names its run.
+	Runs int `json:"runs,omitempty"`
+	// Events are the first differences in full (tracediff.DefaultMaxEvents);
+	// Omitted counts the others.
+	Events  []tracediff.EventDiff `json:"events"`
+	Omitted int                   `json:"omitted,omitempty"`
+	// Note explains what is not one event's difference: why the files were
+	// compared line by line (a golden that is not JSON, a torn last line),
+	// a golden that is not well-formed.
 	Note string `json:"note,omitempty"`
-	// Diff is the unified diff of the lines around the first difference.
-	Diff string `json:"diff"`
+	// Diff is the unified diff of the detailed events' lines, with context;
+	// its lines are cut and made safe to print (bounded).
+	Diff string `json:"diff,omitempty"`
 }
 
-// FieldDiff is one differing field: its JSON pointer within the event, and
-// the expected (golden) and actual (rendered) values as JSON (SafeJSON:
-// characters a terminal would act on escaped), or "(absent)".
-type FieldDiff struct {
-	Path     string `json:"path"`
-	Expected string `json:"expected"`
-	Actual   string `json:"actual"`
-}
+// Modes of a Drift.
+const (
+	// ModeExact: event by event, every byte counted (a scenario's golden).
+	ModeExact = "exact"
+	// ModeTolerant: the golden is a tolerant golden (package tolerant).
+	ModeTolerant = "tolerant"
+	// ModeLines: one of the files is no trace whose events can be aligned
+	// (not JSON, no literal sequence, a torn last line): only the first
+	// differing line is shown.
+	ModeLines = "lines"
+)
 
 // Absent stands for a field or line one side does not have.
-const Absent = "(absent)"
+const Absent = tracediff.Absent
 
 // Compare compares the golden bytes expected (named expName in the diff
-// header) with the rendered bytes actual (actName). It returns nil when they
-// are byte-identical.
+// header) with the actual bytes (actName) byte for byte, and returns nil
+// when they are identical. Otherwise the Drift lists every differing event:
+// fields that differ, and events equal as JSON but written with other bytes
+// (member order, spacing, escapes, CRLF), each explained in its note. When
+// either file cannot be aligned event by event (see ModeLines) the Drift
+// shows the first differing line and why.
+//
+// Neither file has to be a valid trace: whether the actual one is, is its
+// subject's question (a scenario's check, a case's validation); the golden
+// may be a tolerant golden, which is none.
 func Compare(expected, actual []byte, expName, actName string) *Drift {
 	if bytes.Equal(expected, actual) {
 		return nil
 	}
+	r := tracediff.DiffBytes(expected, actual, expName, actName, tracediff.Options{Bytes: true, NoValidate: true})
+	if !r.Invalid() && !r.Equal {
+		d := FromReport(r)
+		d.Mode = ModeExact
+		return d
+	}
+	d := compareLines(expected, actual, expName, actName)
+	if r.Invalid() {
+		d.Note = strings.TrimSuffix(unaligned(r)+"; "+d.Note, "; ")
+	}
+	return d
+}
+
+// unaligned says why a report could not align the files: the first problem
+// of each file that has one.
+func unaligned(r *tracediff.Report) string {
+	var why []string
+	for _, f := range []*tracediff.FileSummary{&r.Expected, &r.Actual} {
+		if len(f.Problems) > 0 {
+			why = append(why, f.Problems[0].String())
+		}
+	}
+	return "compared line by line, as the events cannot be aligned (" + strings.Join(why, "; ") + ")"
+}
+
+// FromReport turns a tracediff (or trajectory) report into a Drift: nil when
+// the report says the traces are equal. A report on a file that failed its
+// checks (a tolerant golden that is not well-formed, an actual trace that is
+// not valid) becomes a Drift whose note lists the problems.
+func FromReport(r *tracediff.Report) *Drift {
+	if r.Equal {
+		return nil
+	}
+	d := &Drift{
+		Mode:           r.Mode,
+		Differences:    r.Differences,
+		Changed:        r.Changed,
+		Missing:        r.Missing,
+		Extra:          r.Extra,
+		ExpectedEvents: r.Expected.Events,
+		ActualEvents:   r.Actual.Events,
+		Runs:           max(r.Expected.Runs, r.Actual.Runs),
+		Events:         r.Events,
+		Omitted:        r.Omitted,
+		Diff:           r.Diff,
+		Line:           1,
+	}
+	if d.Mode == "events" {
+		d.Mode = ModeExact
+		if r.Tolerant {
+			d.Mode = ModeTolerant
+		}
+	}
+	if len(d.Events) > 0 {
+		d.Line = max(d.Events[0].Anchor, 1)
+	}
+	if r.Invalid() {
+		var b strings.Builder
+		n := 0
+		for _, f := range []*tracediff.FileSummary{&r.Expected, &r.Actual} {
+			for _, p := range f.Problems {
+				if n == 0 && p.Line > 0 && f == &r.Expected {
+					d.Line = p.Line
+				}
+				if n == maxProblems {
+					fmt.Fprintf(&b, "\n... and more problems")
+					break
+				}
+				if n > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(p.String())
+				n++
+			}
+		}
+		d.Note = "not compared: " + b.String()
+	}
+	return d
+}
+
+// maxProblems bounds the problems a Drift's note lists.
+const maxProblems = 5
+
+// Summary is one line on the drift's size: how many events differ and of
+// what kind, out of how many, or for a line-by-line comparison where.
+func (d *Drift) Summary() string {
+	switch {
+	case d.Mode == ModeLines:
+		return fmt.Sprintf("first difference at line %d (compared line by line)", d.Line)
+	case d.Differences == 0:
+		return "not compared"
+	case strings.HasPrefix(d.Mode, "trajectory:"):
+		return fmt.Sprintf("%s (%s); the golden has %d calls, the actual trace %d", plural(d.Differences, "failure"), d.Mode, d.ExpectedEvents, d.ActualEvents)
+	}
+	verb := "differ"
+	if d.Differences == 1 {
+		verb = "differs"
+	}
+	mode := ""
+	if d.Mode == ModeTolerant {
+		mode = " (tolerant)"
+	}
+	return fmt.Sprintf("%s %s%s (%d changed, %d missing, %d extra); the golden has %d events, the actual trace %d",
+		plural(d.Differences, "event"), verb, mode, d.Changed, d.Missing, d.Extra, d.ExpectedEvents, d.ActualEvents)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// compareLines finds the first line where two files differ and describes
+// it: the event on it, its differing fields, or a note (not JSON, extra or
+// missing lines, the same event written with other bytes, the bytes after
+// the last newline), with a unified diff of the lines around it.
+func compareLines(expected, actual []byte, expName, actName string) *Drift {
 	el, al := splitLines(expected), splitLines(actual)
 	i := 0
 	for i < len(el) && i < len(al) && el[i] == al[i] {
 		i++
 	}
-	d := &Drift{Line: i + 1}
+	d := &Drift{Mode: ModeLines, Line: i + 1, Differences: 1, ExpectedEvents: len(el), ActualEvents: len(al), Events: []tracediff.EventDiff{}}
 	var ev, av jsonv.Value
 	var eerr, aerr error
 	hasE, hasA := i < len(el), i < len(al)
@@ -67,52 +215,74 @@ func Compare(expected, actual []byte, expName, actName string) *Drift {
 	if hasA {
 		av, aerr = jsonv.Parse([]byte(strings.TrimSuffix(al[i], "\n")))
 	}
-	switch {
-	case hasA && aerr == nil:
-		d.identify(av)
-	case hasE && eerr == nil:
-		d.identify(ev)
+	ed := tracediff.EventDiff{Kind: tracediff.KindChanged, Anchor: i + 1}
+	if hasE {
+		ed.ExpectedLine = i + 1
+	}
+	if hasA {
+		ed.ActualLine = i + 1
+	}
+	known := false
+	if hasA && aerr == nil {
+		known = identify(&ed, av)
+	}
+	if hasE && eerr == nil {
+		known = identify(&ed, ev) || known
 	}
 	switch {
 	case !hasE && !hasA:
 		d.Note = "the lines are equal; the files differ in what follows the last newline"
 	case !hasE:
-		d.Note = fmt.Sprintf("the golden file ends after line %d; the render has %d lines", len(el), len(al))
+		ed.Kind = tracediff.KindExtra
+		d.Changed, d.Extra = 0, 1
+		d.Note = fmt.Sprintf("the golden file ends after line %d; the actual trace has %d lines", len(el), len(al))
 	case !hasA:
-		d.Note = fmt.Sprintf("the render ends after line %d; the golden file has %d lines", len(al), len(el))
+		ed.Kind = tracediff.KindMissing
+		d.Changed, d.Missing = 0, 1
+		d.Note = fmt.Sprintf("the actual trace ends after line %d; the golden file has %d lines", len(al), len(el))
 	case eerr != nil:
 		d.Note = fmt.Sprintf("golden line %d is not valid JSON: %v", i+1, eerr)
 	case aerr != nil:
-		d.Note = fmt.Sprintf("rendered line %d is not valid JSON: %v", i+1, aerr)
+		d.Note = fmt.Sprintf("actual line %d is not valid JSON: %v", i+1, aerr)
 	default:
-		d.Fields = FieldDiffs(ev, av)
-		if len(d.Fields) == 0 {
+		ed.Fields = FieldDiffs(ev, av)
+		if len(ed.Fields) == 0 {
 			switch {
 			case !strings.HasSuffix(el[i], "\n") || !strings.HasSuffix(al[i], "\n"):
-				d.Note = "the same event; one side lacks the final newline"
+				ed.Note = "the same event; one side lacks the final newline"
 			case strings.TrimRight(el[i], "\r\n") == strings.TrimRight(al[i], "\r\n"):
-				d.Note = "the same event; the line endings differ (CRLF)"
+				ed.Note = "the same event; the line endings differ (CRLF)"
 			default:
-				d.Note = "the same JSON value written with other bytes (member order, spacing, escaping or number spelling)"
+				ed.Note = "the same event written with other bytes (member order, spacing, escaping or number spelling)"
 			}
 		}
+	}
+	if d.Changed == 0 && d.Missing == 0 && d.Extra == 0 {
+		d.Changed = 1
+	}
+	if known || len(ed.Fields) > 0 || ed.Note != "" {
+		d.Events = append(d.Events, ed)
 	}
 	d.Diff = unifiedHunk(el, al, expName, actName)
 	return d
 }
 
-func (d *Drift) identify(v jsonv.Value) {
+// identify sets the event's sequence, id and type from v where they are not
+// set yet, and reports whether v holds an event's sequence.
+func identify(ed *tracediff.EventDiff, v jsonv.Value) bool {
+	seq := false
 	if s, ok := v.Get("sequence"); ok {
 		if n, ok := s.Int64(); ok {
-			d.Sequence = &n
+			ed.Sequence, seq = n, true
 		}
 	}
-	if s, ok := v.Get("event_id"); ok && s.Kind() == jsonv.String {
-		d.EventID = s.Text()
+	if s, ok := v.Get("event_id"); ok && s.Kind() == jsonv.String && ed.EventID == "" {
+		ed.EventID = s.Text()
 	}
-	if s, ok := v.Get("type"); ok && s.Kind() == jsonv.String {
-		d.Type = s.Text()
+	if s, ok := v.Get("type"); ok && s.Kind() == jsonv.String && ed.Type == "" {
+		ed.Type = s.Text()
 	}
+	return seq
 }
 
 // splitLines splits b after each LF, keeping the LF.
@@ -133,7 +303,7 @@ func splitLines(b []byte) []string {
 // FieldDiffs lists the differing leaves of two JSON values, each named by
 // its JSON pointer, using go-cmp. Member order is not a difference; a
 // number's spelling is (1 and 1.0 differ on the wire).
-func FieldDiffs(expected, actual jsonv.Value) []FieldDiff {
+func FieldDiffs(expected, actual jsonv.Value) []tracediff.FieldDiff {
 	var r reporter
 	cmp.Equal(toAny(expected), toAny(actual), cmp.Reporter(&r))
 	return r.diffs
@@ -148,7 +318,7 @@ func toAny(v jsonv.Value) any {
 
 type reporter struct {
 	path  cmp.Path
-	diffs []FieldDiff
+	diffs []tracediff.FieldDiff
 }
 
 func (r *reporter) PushStep(ps cmp.PathStep) { r.path = append(r.path, ps) }
@@ -159,7 +329,7 @@ func (r *reporter) Report(rs cmp.Result) {
 		return
 	}
 	vx, vy := r.path.Last().Values()
-	r.diffs = append(r.diffs, FieldDiff{Path: pointer(r.path), Expected: showValue(vx), Actual: showValue(vy)})
+	r.diffs = append(r.diffs, tracediff.FieldDiff{Pointer: pointer(r.path), Expected: showValue(vx), Actual: showValue(vy)})
 }
 
 // pointer renders a cmp path through maps and slices as a JSON pointer.
@@ -197,7 +367,7 @@ func showValue(v reflect.Value) string {
 	if err := enc.Encode(jsonable(v.Interface())); err != nil {
 		return ShowText(fmt.Sprint(v.Interface()))
 	}
-	return SafeJSON(strings.TrimSuffix(out.String(), "\n"))
+	return ShowJSON(strings.TrimSuffix(out.String(), "\n"))
 }
 
 // jsonable turns number back into json.Number for encoding.
@@ -231,7 +401,7 @@ func unifiedHunk(a, b []string, aName, bName string) string {
 	}
 	g := groups[0]
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", aName, bName)
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", ShowLine(aName), ShowLine(bName))
 	first, last := g[0], g[len(g)-1]
 	fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(first.I1, last.I2), hunkRange(first.J1, last.J2))
 	for _, c := range g {
@@ -260,7 +430,8 @@ func hunkRange(start, stop int) string {
 }
 
 // MaxHunkLines bounds how many lines of each side the diff shows: a golden
-// that is not text can be one difference spanning thousands of lines.
+// that is not text can be one difference spanning thousands of lines. Each
+// line is cut to tracediff.DefaultMaxLineBytes, as tracediff's hunks are.
 const MaxHunkLines = 40
 
 func writeLines(out *strings.Builder, prefix string, lines []string) {
@@ -271,7 +442,12 @@ func writeLines(out *strings.Builder, prefix string, lines []string) {
 		}
 		out.WriteString(prefix)
 		body, nl := strings.CutSuffix(l, "\n")
-		out.WriteString(ShowLine(body))
+		shown := ShowLine(body)
+		if len(shown) > tracediff.DefaultMaxLineBytes {
+			k := len(cut(shown, tracediff.DefaultMaxLineBytes))
+			shown = fmt.Sprintf("%s…(%d more bytes)", shown[:k], len(shown)-k)
+		}
+		out.WriteString(shown)
 		out.WriteByte('\n')
 		if !nl {
 			out.WriteString("\\ No newline at end of file\n")

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracecheck/tracecheck/tracediff"
 )
 
 const (
@@ -18,48 +21,70 @@ const (
 	line2 = `{"sequence":2,"event_id":"evt-002","type":"session.stop","payload":{"reason":"completed","turns":1}}` + "\n"
 )
 
-func ptr(n int64) *int64 { return &n }
+// shown is what a test checks of a Drift: its mode, line, counts and the
+// first event (kind, sequence, id, type, lines, fields, note).
+type shown struct {
+	Mode                          string
+	Line                          int
+	Differences, Changed, Missing int
+	Extra                         int
+	Event                         *tracediff.EventDiff
+	Note                          string
+}
+
+func show(d *Drift) *shown {
+	if d == nil {
+		return nil
+	}
+	s := &shown{Mode: d.Mode, Line: d.Line, Differences: d.Differences, Changed: d.Changed, Missing: d.Missing, Extra: d.Extra, Note: d.Note}
+	if len(d.Events) > 0 {
+		s.Event = &d.Events[0]
+	}
+	return s
+}
+
+func changed(line int, seq int64, id, typ string, fields ...tracediff.FieldDiff) *tracediff.EventDiff {
+	return &tracediff.EventDiff{Kind: tracediff.KindChanged, Run: 1, Sequence: seq, EventID: id, Type: typ, ExpectedLine: line, ActualLine: line, Anchor: line, Fields: fields}
+}
 
 func TestCompare(t *testing.T) {
 	golden := line0 + line1 + line2
+	line3 := `{"sequence":3,"event_id":"evt-003","type":"session.stop","payload":{"reason":"again"}}` + "\n"
+	withNote := func(e *tracediff.EventDiff, note string) *tracediff.EventDiff { e.Note = note; return e }
 	tests := []struct {
 		name   string
 		actual string
-		want   *Drift // Diff is checked separately
+		want   *shown // nil: no drift
 	}{
 		{"identical", golden, nil},
 		{"a changed value", line0 + strings.Replace(line1, `"turn":1`, `"turn":2`, 1) + line2,
-			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
-				Fields: []FieldDiff{{Path: "/payload/turn", Expected: "1", Actual: "2"}}}},
+			&shown{ModeExact, 2, 1, 1, 0, 0, changed(2, 1, "evt-001", "model.request", tracediff.FieldDiff{Pointer: "/payload/turn", Expected: "1", Actual: "2"}), ""}},
 		{"number spelling is a difference", line0 + strings.Replace(line1, `"turn":1`, `"turn":1.0`, 1) + line2,
-			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
-				Fields: []FieldDiff{{Path: "/payload/turn", Expected: "1", Actual: "1.0"}}}},
+			&shown{ModeExact, 2, 1, 1, 0, 0, changed(2, 1, "evt-001", "model.request", tracediff.FieldDiff{Pointer: "/payload/turn", Expected: "1", Actual: "1.0"}), ""}},
 		{"an added member and array element", line0 + strings.Replace(line1, `"roles":["user"]`, `"roles":["user","tool"],"extra":"<&>"`, 1) + line2,
-			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
-				Fields: []FieldDiff{{Path: "/payload/extra", Expected: Absent, Actual: `"<&>"`}, {Path: "/payload/roles/1", Expected: Absent, Actual: `"tool"`}}}},
+			&shown{ModeExact, 2, 1, 1, 0, 0, changed(2, 1, "evt-001", "model.request",
+				tracediff.FieldDiff{Pointer: "/payload/roles/1", Expected: Absent, Actual: `"tool"`},
+				tracediff.FieldDiff{Pointer: "/payload/extra", Expected: Absent, Actual: `"<&>"`}), ""}},
 		{"a removed member", strings.Replace(line0, `"max_turns":8,`, ``, 1) + line1 + line2,
-			&Drift{Line: 1, Sequence: ptr(0), EventID: "evt-000", Type: "session.start",
-				Fields: []FieldDiff{{Path: "/payload/max_turns", Expected: "8", Actual: Absent}}}},
+			&shown{ModeExact, 1, 1, 1, 0, 0, changed(1, 0, "evt-000", "session.start", tracediff.FieldDiff{Pointer: "/payload/max_turns", Expected: "8", Actual: Absent}), ""}},
 		{"a changed type", strings.Replace(line0, `"tool_count":0`, `"tool_count":"0"`, 1) + line1 + line2,
-			&Drift{Line: 1, Sequence: ptr(0), EventID: "evt-000", Type: "session.start",
-				Fields: []FieldDiff{{Path: "/payload/tool_count", Expected: "0", Actual: `"0"`}}}},
+			&shown{ModeExact, 1, 1, 1, 0, 0, changed(1, 0, "evt-000", "session.start", tracediff.FieldDiff{Pointer: "/payload/tool_count", Expected: "0", Actual: `"0"`}), ""}},
 		{"member order only", line0 + `{"event_id":"evt-001","sequence":1,"type":"model.request","payload":{"turn":1,"roles":["user"],"tools":[]}}` + "\n" + line2,
-			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
-				Note: "the same JSON value written with other bytes (member order, spacing, escaping or number spelling)"}},
-		{"an extra line", golden + line2,
-			&Drift{Line: 4, Sequence: ptr(2), EventID: "evt-002", Type: "session.stop",
-				Note: "the golden file ends after line 3; the render has 4 lines"}},
-		{"a missing line", line0 + line1,
-			&Drift{Line: 3, Sequence: ptr(2), EventID: "evt-002", Type: "session.stop",
-				Note: "the render ends after line 2; the golden file has 3 lines"}},
-		{"no final newline", strings.TrimSuffix(golden, "\n"),
-			&Drift{Line: 3, Sequence: ptr(2), EventID: "evt-002", Type: "session.stop",
-				Note: "the same event; one side lacks the final newline"}},
+			&shown{ModeExact, 2, 1, 1, 0, 0, withNote(changed(2, 1, "evt-001", "model.request"),
+				"the same event written with other bytes (member order, spacing, escaping or number spelling)"), ""}},
 		{"CRLF", line0 + strings.Replace(line1, "\n", "\r\n", 1) + line2,
-			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request",
-				Note: "the same event; the line endings differ (CRLF)"}},
-		{"a line that is not JSON", line0 + "{oops\n" + line2,
-			&Drift{Line: 2, Sequence: ptr(1), EventID: "evt-001", Type: "model.request"}},
+			&shown{ModeExact, 2, 1, 1, 0, 0, withNote(changed(2, 1, "evt-001", "model.request"), "the same event; the line endings differ (CRLF)"), ""}},
+		{"an extra event", golden + line3,
+			&shown{ModeExact, 3, 1, 0, 0, 1, &tracediff.EventDiff{Kind: tracediff.KindExtra, Run: 1, Sequence: 3, EventID: "evt-003", Type: "session.stop", ActualLine: 4, Anchor: 3}, ""}},
+		{"a missing event", line0 + line1,
+			&shown{ModeExact, 3, 1, 0, 1, 0, &tracediff.EventDiff{Kind: tracediff.KindMissing, Run: 1, Sequence: 2, EventID: "evt-002", Type: "session.stop", ExpectedLine: 3, Anchor: 3}, ""}},
+		{"an extra line that breaks the sequence", golden + line2,
+			&shown{ModeLines, 4, 1, 0, 0, 1, &tracediff.EventDiff{Kind: tracediff.KindExtra, Sequence: 2, EventID: "evt-002", Type: "session.stop", ActualLine: 4, Anchor: 4},
+				"compared line by line, as the events cannot be aligned (got:4: SEQUENCE_GAP event evt-002 at /sequence: sequence 2 where 3 was expected: sequences start at 0 and are contiguous); the golden file ends after line 3; the actual trace has 4 lines"}},
+		{"no final newline", strings.TrimSuffix(golden, "\n"),
+			&shown{ModeLines, 3, 1, 1, 0, 0, &tracediff.EventDiff{Kind: tracediff.KindChanged, Sequence: 2, EventID: "evt-002", Type: "session.stop", ExpectedLine: 3, ActualLine: 3, Anchor: 3,
+				Note: "the same event; one side lacks the final newline"},
+				"compared line by line, as the events cannot be aligned (got:3: TORN_TAIL: last line has no newline (100 bytes): the writer stopped mid-line)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,18 +101,65 @@ func TestCompare(t *testing.T) {
 			if !strings.HasPrefix(got.Diff, "--- want.jsonl\n+++ got\n@@ ") {
 				t.Errorf("diff does not start with a unified header:\n%s", got.Diff)
 			}
-			diff := got.Diff
-			got.Diff = ""
-			if tc.name == "a line that is not JSON" {
-				if !strings.HasPrefix(got.Note, "rendered line 2 is not valid JSON") {
-					t.Errorf("note %q", got.Note)
-				}
-				got.Note = ""
-			}
-			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("drift (-want +got):\n%s\n%s", d, diff)
+			if d := cmp.Diff(tc.want, show(got)); d != "" {
+				t.Errorf("drift (-want +got):\n%s\n%s", d, got.Diff)
 			}
 		})
+	}
+}
+
+// TestCompareEveryDifference: a golden with several differing events
+// reports each of them, with its pointers, the counts and one diff holding
+// every hunk.
+func TestCompareEveryDifference(t *testing.T) {
+	var g, a strings.Builder
+	for i := range 30 {
+		line := fmt.Sprintf(`{"sequence":%d,"event_id":"evt-%03d","type":"model.request","payload":{"turn":%d}}`+"\n", i, i, i)
+		g.WriteString(line)
+		switch i {
+		case 3, 17:
+			line = strings.Replace(line, fmt.Sprintf(`"turn":%d`, i), `"turn":-1`, 1)
+		case 25:
+			line = strings.Replace(line, `{"sequence"`, `{ "sequence"`, 1)
+		}
+		if i < 29 {
+			a.WriteString(line)
+		}
+	}
+	d := Compare([]byte(g.String()), []byte(a.String()), "g", "a")
+	if d == nil || d.Mode != ModeExact || d.Differences != 4 || d.Changed != 3 || d.Missing != 1 || len(d.Events) != 4 || d.Line != 4 {
+		t.Fatalf("drift %+v", d)
+	}
+	want := []struct {
+		line int
+		ptr  string
+	}{{4, "/payload/turn"}, {18, "/payload/turn"}, {26, ""}, {30, ""}}
+	for i, w := range want {
+		e := d.Events[i]
+		ptr := ""
+		if len(e.Fields) > 0 {
+			ptr = e.Fields[0].Pointer
+		}
+		if e.ExpectedLine != w.line || ptr != w.ptr {
+			t.Errorf("event %d: line %d pointer %q, want %d %q", i, e.ExpectedLine, ptr, w.line, w.ptr)
+		}
+	}
+	if !strings.Contains(d.Events[2].Note, "other bytes") {
+		t.Errorf("the respaced event has no note: %+v", d.Events[2])
+	}
+	if n := strings.Count(d.Diff, "\n@@ "); n != 3 {
+		t.Errorf("%d hunks, want 3 (lines 4, 18, and 26 with 30):\n%s", n, d.Diff)
+	}
+	if s := d.Summary(); s != "4 events differ (3 changed, 1 missing, 0 extra); the golden has 30 events, the actual trace 29" {
+		t.Errorf("summary %q", s)
+	}
+}
+
+func TestCompareLineThatIsNotJSON(t *testing.T) {
+	d := Compare([]byte(line0+line1+line2), []byte(line0+"{oops\n"+line2), "want.jsonl", "got")
+	if d == nil || d.Mode != ModeLines || d.Line != 2 || !strings.Contains(d.Note, "; actual line 2 is not valid JSON") ||
+		len(d.Events) != 1 || d.Events[0].EventID != "evt-001" {
+		t.Fatalf("drift %+v", d)
 	}
 }
 

@@ -15,11 +15,16 @@
 // rejecting it removes it. Every write is atomic (internal/atomicfile) and
 // first removes the temporary files a killed writer left for that target.
 //
-// Compare reports the first difference readably: the line, the event on it
-// (sequence, event_id, type), the JSON pointer of every differing field with
-// the expected and actual values, and a unified diff of the lines around
-// it. A line that is not JSON, or holds characters a terminal would act on,
-// is shown quoted (textsafe.Quote) and cut to MaxShown bytes, never raw.
+// Compare reports every difference readably (built on package tracediff,
+// every byte counted): each differing event (sequence, event_id, type, its
+// line in each file) with the JSON pointer of every differing field and the
+// expected and actual values, an event equal as JSON but written with other
+// bytes (member order, spacing, CRLF) with a note saying so, the counts, and
+// a bounded unified diff. A file whose events cannot be aligned (a line that
+// is not JSON, a torn last line) is compared line by line instead, the
+// first differing line shown and why. A line that is not JSON, or holds
+// characters a terminal would act on, is shown quoted (textsafe.Quote) and
+// cut to MaxShown bytes, never raw.
 package golden
 
 import (

@@ -43,15 +43,7 @@ func TestGoldens(t *testing.T) {
 			if d == nil {
 				return ""
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "first difference at line %d, event %s %s\n", d.Line, d.EventID, d.Type)
-			if d.Note != "" {
-				fmt.Fprintf(&b, "%s\n", d.Note)
-			}
-			for _, f := range d.Fields {
-				fmt.Fprintf(&b, "%s: expected %s, actual %s\n", f.Path, f.Expected, f.Actual)
-			}
-			return b.String() + d.Diff
+			return d.Text("golden")
 		}),
 	)
 	for _, sc := range all {
@@ -151,7 +143,7 @@ func TestReferenceConformance(t *testing.T) {
 				bytes []byte
 			}{{"committed golden", committed}, {"render", r.Bytes}} {
 				if d := golden.Compare(want, got.bytes, "reference", got.name); d != nil {
-					t.Errorf("%s differs from the reference at line %d (%s %s): %s %v\n%s", got.name, d.Line, d.EventID, d.Type, d.Note, d.Fields, d.Diff)
+					t.Errorf("%s differs from the reference:\n%s", got.name, d.Text(ref))
 				} else if !bytes.Equal(want, got.bytes) {
 					t.Errorf("%s differs from the reference %s, though no event differs", got.name, ref)
 				}

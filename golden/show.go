@@ -106,3 +106,16 @@ func cut(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// SafeLines returns text (a message that may span lines) with every line
+// that a terminal would act on quoted and cut (ShowText); other lines are
+// kept as they are.
+func SafeLines(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if !Displayable(l) {
+			lines[i] = ShowText(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}

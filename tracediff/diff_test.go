@@ -110,6 +110,28 @@ func TestDiffBytesMode(t *testing.T) {
 	}
 }
 
+// TestDiffNoValidate: two goldens that are no valid traces (tolerant ones,
+// whose placeholders stand where the schema wants numbers) are compared
+// literally, every difference reported; a file without the shape alignment
+// needs is still refused.
+func TestDiffNoValidate(t *testing.T) {
+	g := tolerantGolden(t)
+	changed := bytes.Replace(bytes.Replace(g, []byte(`"[DURATION]"`), []byte(`"{...}"`), 1), []byte(`"hello"`), []byte(`"hullo"`), 1)
+	if bytes.Equal(g, changed) {
+		t.Fatal("the tolerant golden has no [DURATION]")
+	}
+	if r := DiffBytes(g, changed, "old", "new", Options{}); !r.Invalid() {
+		t.Fatalf("a tolerant golden passed as a trace: %+v", r)
+	}
+	r := DiffBytes(g, changed, "old", "new", Options{NoValidate: true, Bytes: true})
+	if r.Invalid() || r.Equal || r.Changed != 2 || r.Events[1].Fields[0].Actual != `"{...}"` {
+		t.Fatalf("two goldens: %+v", r)
+	}
+	if r := DiffBytes(g, []byte("{\"sequence\":\"x\"}\n"), "old", "new", Options{NoValidate: true}); !r.Invalid() || r.Actual.Problems[0].Pointer != "/sequence" {
+		t.Fatalf("a line without a literal sequence: %+v", r.Actual)
+	}
+}
+
 func mustRead(tb testing.TB, path string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(path)

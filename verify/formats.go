@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/internal/cireport"
 )
 
@@ -64,11 +65,11 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	return cireport.WriteJUnit(w, "tracecheck", suite)
 }
 
-// WriteGitHub writes one GitHub Actions annotation per result that needs
-// attention: an error on the golden's first differing line for a drift,
-// on the golden for a missing one, on the scenario file for an INVALID
-// one; a warning for an unreferenced golden that does not fail the run; a
-// notice for a golden written.
+// WriteGitHub writes GitHub Actions annotations for the results that need
+// attention: an error on the golden's line of each differing event of a
+// drift (a notice for those left out), on the golden for a missing one, on
+// the subject's file for an INVALID one; a warning for an unreferenced
+// golden that does not fail the run; a notice for a golden written.
 func (r *Report) WriteGitHub(w io.Writer, root string) error {
 	var anns []cireport.Annotation
 	for i := range r.Results {
@@ -94,9 +95,38 @@ func (r *Report) WriteGitHub(w io.Writer, root string) error {
 		if res.ID == "" {
 			a.Title = fmt.Sprintf("tracecheck verify: %s golden", strings.ToUpper(string(res.Status)))
 		}
+		if d := res.Drift; res.Status == StatusDrift && d != nil && len(d.Events) > 0 {
+			anns = append(anns, driftAnnotations(a, res, d)...)
+			continue
+		}
 		anns = append(anns, a)
 	}
 	return cireport.WriteGitHub(w, anns)
+}
+
+// driftAnnotations are one annotation per detailed event of a drift, at the
+// golden's line of it (the line an extra event follows), and a notice for
+// the events left out.
+func driftAnnotations(a cireport.Annotation, res *Result, d *golden.Drift) []cireport.Annotation {
+	out := make([]cireport.Annotation, 0, len(d.Events)+1)
+	for i := range d.Events {
+		e := &d.Events[i]
+		b := a
+		b.Line = max(e.Anchor, 1)
+		head := fmt.Sprintf("%s differs from %s: event %d of %d", res.ID, res.File, i+1, d.Differences)
+		if i == 0 {
+			head = fmt.Sprintf("%s differs from %s: %s", res.ID, res.File, d.Summary())
+		}
+		b.Message = head + "\n" + e.Title(d.Runs > 1) + "\n" + strings.TrimSuffix(e.Text(), "\n")
+		out = append(out, b)
+	}
+	if d.Omitted > 0 {
+		b := a
+		b.Level, b.Line = cireport.LevelNotice, 0
+		b.Message = fmt.Sprintf("%s: %d more differing events not shown (the artifacts or a local verify show them)", res.ID, d.Omitted)
+		out = append(out, b)
+	}
+	return out
 }
 
 // annotationPath names path relative to root (the repository root, where

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/scenarios"
@@ -23,6 +24,8 @@ const (
 	OriginEmbedded OriginKind = "embedded"
 	// OriginFlag: a directory named on the command line.
 	OriginFlag OriginKind = "flag"
+	// OriginNone: nothing of this kind runs (Origin.Note says why).
+	OriginNone OriginKind = "none"
 )
 
 // Origin is where a set of scenarios or goldens came from.
@@ -31,6 +34,8 @@ type Origin struct {
 	Dir  string     `json:"dir,omitempty"`
 	// Flag is the flag that named Dir (OriginFlag only).
 	Flag string `json:"flag,omitempty"`
+	// Note says why nothing runs (OriginNone only).
+	Note string `json:"note,omitempty"`
 }
 
 func (o Origin) String() string {
@@ -39,29 +44,58 @@ func (o Origin) String() string {
 		return "embedded in the binary (read-only)"
 	case OriginWorkingTree:
 		return quote(o.Dir) + " (working tree)"
+	case OriginNone:
+		return "none (" + o.Note + ")"
 	}
 	return quote(o.Dir) + " (" + o.Flag + ")"
 }
 
-// Locations are where a command reads scenarios and goldens. Inside the
-// tracecheck module both come from its working tree (<root>/scenarios and
-// <root>/golden), so that a binary built before a scenario or golden
-// changed still checks what is on disk; outside it both come from the
-// copies embedded in the binary, which match each other. --scenario-dir
-// and --golden-dir override each one.
+// Locations are where verify reads scenarios, cases and goldens: one
+// place for all of them (so that a golden no subject renders is known to
+// be unreferenced).
+//
+// Inside the tracecheck module scenarios and goldens come from its working
+// tree (<root>/scenarios and <root>/golden), so that a binary built before a
+// scenario or golden changed still checks what is on disk; outside it both
+// come from the copies embedded in the binary, which match each other.
+// --scenario-dir and --golden-dir override each one.
+//
+// Cases run only from a directory named by --cases (a case runs a program:
+// tracecheck runs the programs of a directory it is given, never of one it
+// found). There is one golden directory per run: --golden-dir; else, when
+// the cases run without scenarios, the cases directory itself (goldens
+// beside the case files); else the scenarios' (a run of cases beside
+// scenarios must name one directory for both with --golden-dir). Scenarios
+// run beside cases unless --no-scenarios, except the built-in embedded ones:
+// those are tracecheck's own, checked by a plain verify.
 type Locations struct {
 	// Root is the tracecheck module's directory; "" outside it.
-	Root           string
+	Root string
+	// Scenarios is where scenarios are read (to run, and to look a case's
+	// model scenario up); RunScenarios says whether they run.
 	Scenarios      scenarios.Source
 	ScenarioOrigin Origin
-	Goldens        *golden.Store
-	GoldenOrigin   Origin
+	RunScenarios   bool
+	// Cases is the cases directory ("" for none).
+	Cases        string
+	CaseOrigin   Origin
+	Goldens      *golden.Store
+	GoldenOrigin Origin
+}
+
+// Dirs are the directories a verify command line names ("" for none).
+type Dirs struct {
+	Scenarios, Cases, Goldens string
+	// NoScenarios leaves the scenarios out of the run.
+	NoScenarios bool
 }
 
 // Flag names.
 const (
 	ScenarioDirFlag = "--scenario-dir"
 	GoldenDirFlag   = "--golden-dir"
+	CasesFlag       = "--cases"
+	NoScenariosFlag = "--no-scenarios"
 )
 
 // DirError is a directory that cannot serve: missing, or not a directory.
@@ -143,13 +177,16 @@ func LocateGoldens(wd, dir string) (*golden.Store, Origin, error) {
 	return s, Origin{Kind: OriginWorkingTree, Dir: s.Dir()}, nil
 }
 
-// Locate finds both; see Locations.
-func Locate(wd, scenarioDir, goldenDir string) (*Locations, error) {
-	src, so, err := LocateScenarios(wd, scenarioDir)
-	if err != nil {
-		return nil, err
-	}
-	st, gorig, err := LocateGoldens(wd, goldenDir)
+// UsageError is a combination of directories a run cannot use.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Locate finds where a verify run reads and writes; see Locations. A
+// directory that cannot serve is a *DirError, a combination that cannot
+// run a *UsageError.
+func Locate(wd string, d Dirs) (*Locations, error) {
+	src, so, err := LocateScenarios(wd, d.Scenarios)
 	if err != nil {
 		return nil, err
 	}
@@ -157,16 +194,63 @@ func Locate(wd, scenarioDir, goldenDir string) (*Locations, error) {
 	if !ok {
 		root = ""
 	}
-	return &Locations{Root: root, Scenarios: src, ScenarioOrigin: so, Goldens: st, GoldenOrigin: gorig}, nil
+	loc := &Locations{Root: root, Scenarios: src, ScenarioOrigin: so, RunScenarios: true}
+	if d.Cases != "" {
+		if p := dirProblem(d.Cases); p != "" {
+			return nil, &DirError{Flag: CasesFlag, Dir: d.Cases, Problem: p}
+		}
+		loc.Cases, loc.CaseOrigin = d.Cases, Origin{Kind: OriginFlag, Dir: d.Cases, Flag: CasesFlag}
+	}
+	switch {
+	case d.NoScenarios:
+		loc.RunScenarios = false
+		loc.ScenarioOrigin = Origin{Kind: OriginNone, Note: NoScenariosFlag}
+	case loc.Cases != "" && so.Kind == OriginEmbedded:
+		loc.RunScenarios = false
+		loc.ScenarioOrigin = Origin{Kind: OriginNone, Note: "the built-in scenarios are tracecheck's own, checked by a plain verify; " + ScenarioDirFlag + " adds yours"}
+	}
+	switch {
+	case d.Goldens != "":
+		loc.Goldens, loc.GoldenOrigin, err = LocateGoldens(wd, d.Goldens)
+		if err != nil {
+			return nil, err
+		}
+	case loc.Cases != "" && !loc.RunScenarios:
+		loc.Goldens, loc.GoldenOrigin = golden.DiskStore(loc.Cases), Origin{Kind: OriginFlag, Dir: loc.Cases, Flag: CasesFlag}
+	case loc.Cases != "":
+		return nil, &UsageError{Msg: fmt.Sprintf("%s runs the cases beside the scenarios of %s: name one directory for both goldens with %s, or add %s (the goldens are then beside the cases)",
+			CasesFlag, so, GoldenDirFlag, NoScenariosFlag)}
+	default:
+		loc.Goldens, loc.GoldenOrigin, err = LocateGoldens(wd, "")
+		if err != nil {
+			return nil, err
+		}
+	}
+	return loc, nil
 }
 
-// MixedOrigins says why the scenarios and the goldens do not come from the
-// same place, or "" when they do: both from the working tree, both
-// embedded, or both named on the command line (which pairs them).
+// MixedOrigins says why the subjects that run (scenarios, cases) and the
+// goldens do not come from the same place, or "" when they do: all from the
+// working tree, all embedded, or all named on the command line (which pairs
+// them; the cases directory serving as the golden directory is named too).
 func (l *Locations) MixedOrigins() string {
-	if l.ScenarioOrigin.Kind == l.GoldenOrigin.Kind {
+	var from []string
+	same := true
+	if l.RunScenarios {
+		from = append(from, "scenarios come from "+l.ScenarioOrigin.String())
+		same = l.ScenarioOrigin.Kind == l.GoldenOrigin.Kind
+	}
+	if l.Cases != "" {
+		from = append(from, "cases from "+l.CaseOrigin.String())
+		same = same && l.CaseOrigin.Kind == l.GoldenOrigin.Kind
+	}
+	if same {
 		return ""
 	}
-	return fmt.Sprintf("scenarios come from %s but goldens from %s (name both %s and %s to pair two directories)",
-		l.ScenarioOrigin, l.GoldenOrigin, ScenarioDirFlag, GoldenDirFlag)
+	if l.Cases == "" {
+		return fmt.Sprintf("scenarios come from %s but goldens from %s (name both %s and %s to pair two directories)",
+			l.ScenarioOrigin, l.GoldenOrigin, ScenarioDirFlag, GoldenDirFlag)
+	}
+	return fmt.Sprintf("%s but goldens from %s (name every directory: %s, %s and %s, to pair them)",
+		strings.Join(from, ", "), l.GoldenOrigin, ScenarioDirFlag, CasesFlag, GoldenDirFlag)
 }

@@ -12,7 +12,18 @@ type Invocation struct {
 	Program     string // "tracecheck"
 	ScenarioDir string // the --scenario-dir value; "" when not given
 	GoldenDir   string // the --golden-dir value; "" when not given
+	Cases       string // the --cases value; "" when not given
+	NoScenarios bool   // --no-scenarios was given
 	IDs         []string
+}
+
+// goldenDir is the directory review must be told: --golden-dir, else the
+// cases directory when it holds the goldens (see Locations).
+func (inv Invocation) goldenDir() string {
+	if inv.GoldenDir != "" {
+		return inv.GoldenDir
+	}
+	return inv.Cases
 }
 
 // Step is a command that would fix what a run found, and when or why to
@@ -57,8 +68,8 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 	switch {
 	case len(pending) > 0:
 		args = append(args, "review")
-		if inv.GoldenDir != "" {
-			args = append(args, GoldenDirFlag, inv.GoldenDir)
+		if dir := inv.goldenDir(); dir != "" {
+			args = append(args, GoldenDirFlag, dir)
 		}
 		does = "to review the pending goldens (accept or reject each)"
 	case len(fixable) > 0:
@@ -68,12 +79,12 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 		if len(inv.IDs) > 0 || unref || other {
 			args = append(args, fixable...)
 		}
-		does = "if the change is intended (it writes the renders as the goldens)"
+		does = "if the change is intended (it writes the actual traces as the goldens)"
 	case unref && !other:
 		args = append(args, "verify")
 		args = appendDirs(args, inv)
 		args = append(args, "--unreferenced=delete")
-		does = "to delete the goldens no scenario renders"
+		does = "to delete the goldens no scenario or case renders"
 	default:
 		return Step{}, false
 	}
@@ -87,6 +98,12 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 func appendDirs(args []string, inv Invocation) []string {
 	if inv.ScenarioDir != "" {
 		args = append(args, ScenarioDirFlag, inv.ScenarioDir)
+	}
+	if inv.Cases != "" {
+		args = append(args, CasesFlag, inv.Cases)
+	}
+	if inv.NoScenarios {
+		args = append(args, NoScenariosFlag)
 	}
 	if inv.GoldenDir != "" {
 		args = append(args, GoldenDirFlag, inv.GoldenDir)

@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
@@ -67,7 +68,8 @@ func TestJUnitValidatesAgainstTheSchema(t *testing.T) {
 	}
 	b := doc.Suites[0].Cases[1]
 	if b.Name != "b" || b.Line != 1 || b.Failure == nil || b.Failure.Type != "DRIFT" ||
-		!strings.Contains(b.Failure.Text, "/payload/n: expected 9, actual 2") || !strings.Contains(b.Failure.Message, "at line 1") {
+		!strings.Contains(b.Failure.Text, "/payload/n: expected 9, actual 2") || !strings.Contains(b.Failure.Message, "1 event differs") ||
+		!strings.Contains(b.Failure.Message, "(expected line 1, actual line 1)") {
 		t.Errorf("drift case: %+v", b)
 	}
 
@@ -193,8 +195,8 @@ func TestNextStep(t *testing.T) {
 	}
 }
 
-// TestLongFieldValuesAreCutOnce: a long differing value is cut in the text
-// report, once, and kept whole in JSON.
+// TestLongFieldValuesAreCutOnce: a long differing value is cut, once, in
+// the text report and in JSON alike, saying how much was left out.
 func TestLongFieldValuesAreCutOnce(t *testing.T) {
 	long := strings.Repeat("x", 1000)
 	line := func(v string) string {
@@ -205,10 +207,126 @@ func TestLongFieldValuesAreCutOnce(t *testing.T) {
 	var text, js bytes.Buffer
 	rep.WriteText(&text)
 	rep.WriteJSON(&js)
-	if strings.Count(text.String(), "bytes)") != 1 || !strings.Contains(text.String(), "... (1002 bytes), actual \"short\"") {
+	var field string
+	for _, l := range strings.Split(text.String(), "\n") {
+		if strings.Contains(l, "/payload/s:") {
+			field = l
+		}
+	}
+	if strings.Count(field, "more bytes)") != 1 || !strings.Contains(field, "…(802 more bytes), actual \"short\"") {
 		t.Errorf("text:\n%s", text.String())
 	}
-	if !strings.Contains(js.String(), `"expected": "\"`+long+`\""`) {
-		t.Errorf("the JSON report cut the value")
+	if !strings.Contains(js.String(), `…(802 more bytes)",`) || strings.Contains(js.String(), long) {
+		t.Errorf("the JSON report does not cut the value the same way:\n%s", js.String())
+	}
+}
+
+// TestDriftReportsEveryEvent: a golden with several differing events is
+// reported in full in every format: each event with the pointer of its
+// field, the count, the unified diff; one GitHub annotation per event at
+// its golden line.
+func TestDriftReportsEveryEvent(t *testing.T) {
+	ev := func(seq, n int) string {
+		return fmt.Sprintf(`{"sequence":%d,"event_id":"evt-%03d","type":"tool.result","payload":{"n":%d}}`+"\n", seq, seq, n)
+	}
+	var want, got strings.Builder
+	for i := range 8 {
+		want.WriteString(ev(i, i))
+		switch i {
+		case 1, 5:
+			got.WriteString(ev(i, 100+i)) // changed
+		case 7: // missing
+		default:
+			got.WriteString(ev(i, i))
+		}
+	}
+	dir := dirWith(t, map[string]string{"m.trace.jsonl": want.String()})
+	rep := verify.Run([]verify.Subject{subject("m", got.String())}, golden.DiskStore(dir), verify.Options{Update: verify.UpdateNo, Filtered: true})
+	d := rep.Results[0].Drift
+	if rep.OK || d == nil || d.Differences != 3 || d.Changed != 2 || d.Missing != 1 || len(d.Events) != 3 {
+		t.Fatalf("drift %+v", d)
+	}
+
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	for _, w := range []string{
+		"DRIFT m\n",
+		"m.trace.jsonl: 3 events differ (2 changed, 1 missing, 0 extra); the golden has 8 events, the actual trace 7\n",
+		"  changed sequence=1 event_id=evt-001 type=tool.result (expected line 2, actual line 2)\n    /payload/n: expected 1, actual 101\n",
+		"  changed sequence=5 event_id=evt-005 type=tool.result (expected line 6, actual line 6)\n    /payload/n: expected 5, actual 105\n",
+		"  missing sequence=7 event_id=evt-007 type=tool.result (expected line 8)\n",
+		"  @@ -1,8 +1,7 @@\n",
+	} {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("text lacks %q:\n%s", w, text.String())
+		}
+	}
+
+	var js bytes.Buffer
+	rep.WriteJSON(&js)
+	var doc struct {
+		Results []struct {
+			Drift struct {
+				Differences int `json:"differences"`
+				Events      []struct {
+					Kind         string `json:"kind"`
+					ExpectedLine int    `json:"expected_line"`
+					Fields       []struct{ Pointer, Expected, Actual string }
+				} `json:"events"`
+			} `json:"drift"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	jd := doc.Results[0].Drift
+	if jd.Differences != 3 || len(jd.Events) != 3 || jd.Events[1].ExpectedLine != 6 || jd.Events[1].Fields[0].Pointer != "/payload/n" ||
+		jd.Events[1].Fields[0].Actual != "105" || jd.Events[2].Kind != "missing" {
+		t.Errorf("json: %+v", jd)
+	}
+
+	var junit bytes.Buffer
+	rep.WriteJUnit(&junit)
+	if !strings.Contains(junit.String(), `line="2"`) || strings.Count(junit.String(), "/payload/n: expected") != 2 || !strings.Contains(junit.String(), "missing sequence=7") {
+		t.Errorf("junit:\n%s", junit.String())
+	}
+
+	var gh bytes.Buffer
+	rep.WriteGitHub(&gh, dir)
+	lines := strings.Split(strings.TrimSuffix(gh.String(), "\n"), "\n")
+	wantPrefixes := []string{
+		"::error file=m.trace.jsonl,line=2,title=tracecheck verify%3A DRIFT m::m differs from ",
+		"::error file=m.trace.jsonl,line=6,title=tracecheck verify%3A DRIFT m::m differs from " + filepath.Join(dir, "m.trace.jsonl") + ": event 2 of 3%0Achanged sequence=5",
+		"::error file=m.trace.jsonl,line=8,title=tracecheck verify%3A DRIFT m::m differs from " + filepath.Join(dir, "m.trace.jsonl") + ": event 3 of 3%0Amissing sequence=7",
+	}
+	if len(lines) != len(wantPrefixes) {
+		t.Fatalf("%d annotations:\n%s", len(lines), gh.String())
+	}
+	for i, w := range wantPrefixes {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("annotation %d:\n%s\nwant prefix\n%s", i, lines[i], w)
+		}
+	}
+	if !strings.Contains(lines[1], "/payload/n: expected 5, actual 105") {
+		t.Errorf("the second annotation lacks its field: %s", lines[1])
+	}
+}
+
+// TestDriftByteOnlyIsStillADrift: a golden equal to the render as JSON but
+// written with other bytes (member order, CRLF, spacing) is a DRIFT whose
+// event says why.
+func TestDriftByteOnlyIsStillADrift(t *testing.T) {
+	base := trace(1)
+	for _, tc := range []struct{ name, golden, note string }{
+		{"member order", strings.Replace(base, `{"sequence":1,"event_id":"evt-001"`, `{"event_id":"evt-001","sequence":1`, 1), "other bytes (member order"},
+		{"CRLF", strings.Replace(base, "\n", "\r\n", 1), "the line endings differ (CRLF)"},
+		{"whitespace", strings.Replace(base, `"payload":{"n":1}`, `"payload": {"n": 1}`, 1), "other bytes"},
+	} {
+		dir := dirWith(t, map[string]string{"a.trace.jsonl": tc.golden})
+		rep := verify.Run([]verify.Subject{subject("a", base)}, golden.DiskStore(dir), verify.Options{Update: verify.UpdateNo, Filtered: true})
+		r := rep.Results[0]
+		if r.Status != verify.StatusDrift || r.Drift.Mode != golden.ModeExact || len(r.Drift.Events) != 1 || !strings.Contains(r.Drift.Events[0].Note, tc.note) {
+			t.Errorf("%s: %s %+v", tc.name, r.Status, r.Drift)
+		}
 	}
 }

@@ -11,7 +11,7 @@ const KindScenario = "scenario"
 func ScenarioSubjects(list []*scenarios.Scenario) []Subject {
 	out := make([]Subject, len(list))
 	for i, sc := range list {
-		out[i] = Subject{ID: sc.ID, Kind: KindScenario, File: sc.File, Render: func() Actual { return renderScenario(sc) }}
+		out[i] = Subject{ID: sc.ID, Kind: KindScenario, File: sc.File, ActualName: "rendered " + sc.ID, Render: func() Actual { return renderScenario(sc) }}
 	}
 	return out
 }

@@ -15,25 +15,23 @@ func quote(s string) string { return textsafe.Quote(s) }
 // SafeLines returns text (a message that may span lines) with every line
 // that a terminal would act on quoted and cut (golden.ShowText); other
 // lines are kept as they are.
-func SafeLines(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if !golden.Displayable(l) {
-			lines[i] = golden.ShowText(l)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+func SafeLines(text string) string { return golden.SafeLines(text) }
 
 // WriteText writes the report for a terminal or a log: a first line saying
-// where the scenarios and the goldens came from, then one line per result
+// where the scenarios, the cases and the goldens came from, then one line per result
 // (ok <id> events=<n>, DRIFT <id> with where and how it differs, MISSING,
 // INVALID with its problems, OBSOLETE <file>, created, updated, removed),
 // each followed by what was written or kept for it.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	if r.Scenarios != nil && r.Goldens != nil {
-		fmt.Fprintf(&b, "scenarios: %s; goldens: %s\n", r.Scenarios, r.Goldens)
+	if r.Goldens != nil && (r.Scenarios != nil || r.Cases != nil) {
+		if r.Scenarios != nil {
+			fmt.Fprintf(&b, "scenarios: %s; ", r.Scenarios)
+		}
+		if r.Cases != nil {
+			fmt.Fprintf(&b, "cases: %s; ", r.Cases)
+		}
+		fmt.Fprintf(&b, "goldens: %s\n", r.Goldens)
 	}
 	for i := range r.Results {
 		writeResult(&b, &r.Results[i])
@@ -49,7 +47,7 @@ func writeResult(w io.Writer, r *Result) {
 	case StatusRemoved:
 		fmt.Fprintf(w, "removed %s\n", quote(r.File))
 	case StatusObsolete:
-		fmt.Fprintf(w, "OBSOLETE %s (no scenario renders it; remove it with --unreferenced=delete)\n", quote(r.File))
+		fmt.Fprintf(w, "OBSOLETE %s (no scenario or case renders it; remove it with --unreferenced=delete)\n", quote(r.File))
 	case StatusMissing:
 		fmt.Fprintf(w, "MISSING %s (no golden %s)\n", quote(r.ID), quote(r.File))
 	case StatusInvalid:
@@ -76,35 +74,12 @@ func writeResult(w io.Writer, r *Result) {
 	}
 }
 
-// WriteDrift writes where and how a trace departs from its golden file:
-// the line and its event, a note, each differing field with expected and
-// actual values, and the unified diff around it.
+// WriteDrift writes how a trace departs from its golden file: every
+// differing event with the pointers of its fields, the counts and the
+// unified diff (golden.Drift.WriteText).
 func WriteDrift(w io.Writer, file string, d *golden.Drift) {
-	if d == nil {
-		return
-	}
-	fmt.Fprintf(w, "  %s: first difference at line %d", quote(file), d.Line)
-	if d.Sequence != nil || d.EventID != "" || d.Type != "" {
-		fmt.Fprint(w, ", event")
-		if d.Sequence != nil {
-			fmt.Fprintf(w, " sequence=%d", *d.Sequence)
-		}
-		if d.EventID != "" {
-			fmt.Fprintf(w, " event_id=%s", quote(d.EventID))
-		}
-		if d.Type != "" {
-			fmt.Fprintf(w, " type=%s", quote(d.Type))
-		}
-	}
-	fmt.Fprintln(w)
-	if d.Note != "" {
-		fmt.Fprintf(w, "  %s\n", SafeLines(d.Note))
-	}
-	for _, f := range d.Fields {
-		fmt.Fprintf(w, "  %s: expected %s, actual %s\n", quote(f.Path), golden.ShowJSON(f.Expected), golden.ShowJSON(f.Actual))
-	}
-	if d.Diff != "" {
-		fmt.Fprintf(w, "  %s\n", indent(SafeLines(strings.TrimSuffix(d.Diff, "\n")), "  "))
+	if d != nil {
+		d.WriteText(w, file)
 	}
 }
 
@@ -118,9 +93,9 @@ func (r *Result) summary() string {
 	switch r.Status {
 	case StatusDrift:
 		if d := r.Drift; d != nil {
-			s := fmt.Sprintf("%s differs from %s at line %d", r.ID, r.File, d.Line)
-			if d.EventID != "" {
-				s += fmt.Sprintf(" (event %s %s)", d.EventID, d.Type)
+			s := fmt.Sprintf("%s differs from %s: %s", r.ID, r.File, d.Summary())
+			if len(d.Events) > 0 {
+				s += "; first: " + d.Events[0].Title(d.Runs > 1)
 			}
 			return s
 		}
@@ -134,7 +109,7 @@ func (r *Result) summary() string {
 		}
 		return r.ID + " is INVALID"
 	case StatusObsolete:
-		return fmt.Sprintf("%s: no scenario renders this golden", r.File)
+		return fmt.Sprintf("%s: no scenario or case renders this golden", r.File)
 	}
 	return fmt.Sprintf("%s %s", r.Status, r.ID)
 }

@@ -22,9 +22,9 @@
 //
 // A subject is anything that yields an id, an actual trace (or the reasons
 // it is INVALID) and a way to compare it with a golden: ScenarioSubjects
-// adapts the scripted scenarios; other kinds (a command whose output is a
-// trace) plug in the same way. The machinery here never looks inside a
-// subject.
+// adapts the scripted scenarios, CaseSubjects the command cases (package
+// cases: a command whose output is a trace, and the trace of the scripted
+// model it ran against). The machinery here never looks inside a subject.
 package verify
 
 import (
@@ -40,19 +40,34 @@ import (
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 )
 
-// Subject is one thing whose trace is checked against golden <ID>.trace.jsonl.
+// Subject is one thing whose trace is checked against its golden
+// <Golden>.trace.jsonl.
 type Subject struct {
 	ID string
-	// Kind names the sort of subject in reports ("scenario").
+	// Golden names the golden file, <Golden>.trace.jsonl, and its pending
+	// golden; "" is ID.
+	Golden string
+	// Kind names the sort of subject in reports ("scenario", "case").
 	Kind string
 	// File is where the subject is defined, for messages and annotations;
 	// "" when it has no file.
 	File string
+	// ActualName names the actual trace in a diff's header; "" is
+	// "actual <ID>".
+	ActualName string
 	// Render produces the actual trace.
 	Render func() Actual
 	// Compare compares the golden (expected) with the actual bytes and
 	// returns nil when they match. nil means byte for byte: golden.Compare.
 	Compare func(expected, actual []byte, expName, actName string) *golden.Drift
+}
+
+// golden is the subject's golden name.
+func (s *Subject) golden() string {
+	if s.Golden != "" {
+		return s.Golden
+	}
+	return s.ID
 }
 
 // Actual is what a subject rendered.
@@ -64,6 +79,10 @@ type Actual struct {
 	// Invalid holds the reasons the render cannot stand as a golden; when
 	// it is non-empty the subject is INVALID and nothing of it is written.
 	Invalid []string
+	// Golden is what an update writes as the golden when it is not Bytes
+	// (a tolerant case writes the tolerant form of its trace); nil is
+	// Bytes.
+	Golden []byte
 }
 
 // Status is a result's verdict, as --format json spells it.
@@ -83,8 +102,10 @@ const (
 
 // Result is one line of the report: a subject, or an unreferenced golden.
 type Result struct {
-	ID     string `json:"id,omitempty"`
-	Kind   string `json:"kind,omitempty"`
+	ID   string `json:"id,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// Golden is the golden's name when it is not ID.
+	Golden string `json:"golden,omitempty"`
 	Status Status `json:"status"`
 	// Failed says whether this result fails the run (an obsolete golden
 	// does only with --unreferenced=reject).
@@ -133,9 +154,11 @@ type Options struct {
 
 // Report is what Run found and did.
 type Report struct {
-	// Scenarios and Goldens say where the subjects and the goldens came
-	// from; the caller fills them (see Locate).
+	// Scenarios, Cases and Goldens say where the subjects and the goldens
+	// came from; the caller fills them (see Locate). Scenarios is nil when
+	// no scenario ran, Cases when no case did.
 	Scenarios *Origin `json:"scenarios,omitempty"`
+	Cases     *Origin `json:"cases,omitempty"`
 	Goldens   *Origin `json:"goldens,omitempty"`
 	// GoldenDir and Embedded repeat Goldens in the form earlier versions
 	// wrote.
@@ -191,7 +214,7 @@ func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
 
 	switch {
 	case opts.Filtered:
-		rep.Unreferenced.Skipped = "scenario ids were named: it needs a full run"
+		rep.Unreferenced.Skipped = "ids were named: it needs a full run"
 	case opts.MixedOrigins != "":
 		rep.Unreferenced.Skipped = opts.MixedOrigins
 	case invalid > 0:
@@ -219,7 +242,11 @@ func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
 
 // check renders, compares and writes one subject.
 func check(s Subject, store *golden.Store, writes Writes, artifacts string) Result {
-	res := Result{ID: s.ID, Kind: s.Kind, File: store.Path(s.ID), Source: s.File}
+	name := s.golden()
+	res := Result{ID: s.ID, Kind: s.Kind, File: store.Path(name), Source: s.File}
+	if name != s.ID {
+		res.Golden = name
+	}
 	act := s.Render()
 	res.Events = act.Events
 	if len(act.Invalid) > 0 {
@@ -228,7 +255,7 @@ func check(s Subject, store *golden.Store, writes Writes, artifacts string) Resu
 		keep(&res, artifacts, nil, act.Bytes)
 		return res
 	}
-	want, err := store.Read(s.ID)
+	want, err := store.Read(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		res.Status = StatusMissing
@@ -241,8 +268,12 @@ func check(s Subject, store *golden.Store, writes Writes, artifacts string) Resu
 		if cmp == nil {
 			cmp = golden.Compare
 		}
+		actName := s.ActualName
+		if actName == "" {
+			actName = "actual " + s.ID
+		}
 		res.Status = StatusOK
-		if res.Drift = cmp(want, act.Bytes, res.File, "rendered "+s.ID); res.Drift != nil {
+		if res.Drift = cmp(want, act.Bytes, res.File, actName); res.Drift != nil {
 			res.Status = StatusDrift
 		}
 	}
@@ -250,13 +281,17 @@ func check(s Subject, store *golden.Store, writes Writes, artifacts string) Resu
 		keep(&res, artifacts, want, act.Bytes)
 	}
 
+	capture := act.Golden
+	if capture == nil {
+		capture = act.Bytes
+	}
 	switch {
 	case writes == WritesNone:
 	case res.Status == StatusOK:
-		removeStalePending(&res, store)
+		removeStalePending(&res, store, name)
 	case writes == WritesGolden:
 		created := res.Status == StatusMissing
-		if _, err := store.Write(s.ID, act.Bytes); err != nil {
+		if _, err := store.Write(name, capture); err != nil {
 			res.Problems = append(res.Problems, "writing the golden: "+err.Error())
 			return res
 		}
@@ -264,24 +299,24 @@ func check(s Subject, store *golden.Store, writes Writes, artifacts string) Resu
 		if created {
 			res.Status = StatusCreated
 		}
-		removeStalePending(&res, store)
+		removeStalePending(&res, store, name)
 	case writes == WritesPending:
-		if err := store.WritePending(s.ID, act.Bytes); err != nil {
+		if err := store.WritePending(name, capture); err != nil {
 			res.Problems = append(res.Problems, "writing the pending golden: "+err.Error())
 			return res
 		}
-		res.Pending = store.PendingPath(s.ID)
+		res.Pending = store.PendingPath(name)
 	}
 	return res
 }
 
-func removeStalePending(res *Result, store *golden.Store) {
-	removed, err := store.RemovePending(res.ID)
+func removeStalePending(res *Result, store *golden.Store, name string) {
+	removed, err := store.RemovePending(name)
 	switch {
 	case err != nil:
 		res.Problems = append(res.Problems, "removing the stale pending golden: "+err.Error())
 	case removed:
-		res.RemovedPending = store.PendingPath(res.ID)
+		res.RemovedPending = store.PendingPath(name)
 	}
 }
 
@@ -321,7 +356,7 @@ func unreferenced(store *golden.Store, subjects []Subject, opts Options) []Resul
 	}
 	var out []Result
 	for _, id := range ids {
-		if slices.ContainsFunc(subjects, func(s Subject) bool { return s.ID == id }) {
+		if slices.ContainsFunc(subjects, func(s Subject) bool { return s.golden() == id }) {
 			continue
 		}
 		out = append(out, Result{Status: StatusObsolete, File: store.Path(id), ID: id})
@@ -336,7 +371,7 @@ func unreferenced(store *golden.Store, subjects []Subject, opts Options) []Resul
 	if notes == nil {
 		notes = io.Discard
 	}
-	fmt.Fprintf(notes, "removing %d unreferenced golden(s), which no scenario renders (--unreferenced=delete):\n", len(out))
+	fmt.Fprintf(notes, "removing %d unreferenced golden(s), which no scenario or case renders (--unreferenced=delete):\n", len(out))
 	for _, r := range out {
 		fmt.Fprintf(notes, "  %s\n", quote(r.File))
 	}

@@ -1,23 +1,28 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
+	"github.com/tracecheck/tracecheck/cases"
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/scenarios"
 	"github.com/tracecheck/tracecheck/verify"
 )
 
-const verifyUsage = "verify [ID...] [--scenario-dir DIR] [--golden-dir DIR] [--update[=auto|new|always|no]]\n" +
-	"                  [--unreferenced=warn|reject|delete] [--artifacts DIR] [--format text|json|junit|github] [--prune]"
+const verifyUsage = "verify [ID...] [--scenario-dir DIR] [--cases DIR] [--no-scenarios] [--golden-dir DIR]\n" +
+	"                  [--update[=auto|new|always|no]] [--unreferenced=warn|reject|delete] [--artifacts DIR]\n" +
+	"                  [--format text|json|junit|github] [--prune]"
 
 func verifyHelp() string {
 	return `Render each scenario (all when no ID is given) with the scripted model, validate the
@@ -30,10 +35,26 @@ working tree, scenarios/*.json and golden/; outside it both from the copies
 embedded in the binary (read-only). --scenario-dir and --golden-dir override each;
 both directories must exist.
 
-One line per scenario: ok <id> events=<n>, DRIFT <id> (where and how it differs),
-MISSING <id>, INVALID <id> (its problems); and OBSOLETE <file> for a golden no
-scenario renders. Exit 0 all ok, 1 any drift, missing, invalid (or obsolete with
---unreferenced=reject), 2 usage error or unknown scenario.
+--cases DIR also runs the command cases of DIR (DIR/<id>.json, described by
+schema/case.schema.json): each runs a command (your agent, any language), takes
+its trace (stdout, the lines after a marker line, or a file it writes), and
+compares it with <golden>.trace.jsonl: byte for byte, as a tolerant golden
+("tolerant": true; an update writes the trace's tolerant form), or by its match
+config; with "model" the command runs against the scripted model server and
+the server's trace is checked against <golden>.model.trace.jsonl (id
+<id>.model). A command that fails, times out (its process group is killed) or
+writes no valid trace is INVALID, with the tail of its stderr. Cases and
+scenarios share one golden directory: --golden-dir, which a run of both needs;
+with --no-scenarios (or outside the module, where the built-in scenarios are
+tracecheck's own and do not run beside cases) the goldens are beside the case
+files in DIR.
+
+One line per scenario or case: ok <id> events=<n>, DRIFT <id> (every differing
+event, the JSON pointer of each differing field, the counts and a unified
+diff), MISSING <id>, INVALID <id> (its problems); and OBSOLETE <file> for a
+golden no scenario or case renders. Exit 0 all ok, 1 any drift, missing, invalid
+(or obsolete with --unreferenced=reject), 2 usage error, a bad case file, or an
+unknown id.
 
 --update says what is written when a render differs or has no golden (as insta):
   auto    (the default) a pending golden <id>.trace.jsonl.new beside the golden on
@@ -43,28 +64,33 @@ scenario renders. Exit 0 all ok, 1 any drift, missing, invalid (or obsolete with
   no      nothing
 An INVALID render is never written. The run still fails until a pending golden is
 accepted: 'tracecheck review' shows each against its golden and accepts or rejects
-it. When a scenario passes, a pending golden left for it earlier is removed.
+it. When a scenario or case passes, a pending golden left for it earlier is removed.
 CI is detected from the environment: CI set to anything but "", 0 or false (CI=false
 means not CI whatever else is set); else any of these set (non-empty):
 ` + wrap(strings.Join(verify.CIVariables(), ", "), 84, "  ") + `
 
---unreferenced says what happens to a golden no scenario renders: warn (the default
-outside CI) lists it, reject (the default in CI) fails the run, delete prints what it
-will delete, then deletes it. It runs only on a full run (no ID), with no scenario
-INVALID, and with scenarios and goldens from the same place (both from the working
-tree, both embedded, or both named by --scenario-dir and --golden-dir); it only ever
-touches names ending in .trace.jsonl in the golden directory in use.
+--unreferenced says what happens to a golden no scenario or case renders: warn (the
+default outside CI) lists it, reject (the default in CI) fails the run, delete
+prints what it will delete, then deletes it. It runs only on a full run (no ID),
+with no scenario or case INVALID, and with scenarios, cases and goldens from the
+same place (all from the working tree, all embedded, or all named by
+--scenario-dir, --cases and --golden-dir; the cases directory holding the goldens
+counts as named); it only ever touches names ending in .trace.jsonl in the golden
+directory in use.
 --prune is a deprecated spelling of --unreferenced=delete, under the same rules.
 
---artifacts DIR keeps, for every scenario that differed, its actual trace
+--artifacts DIR keeps, for every scenario or case that differed, its actual trace
 (<id>.actual.jsonl) and the golden it was compared with (<id>.expected.jsonl), for
-CI to upload. --format junit writes JUnit XML (one testcase per scenario); --format
-github writes GitHub Actions annotations on the golden's first differing line.`
+CI to upload. --format junit writes JUnit XML (one testcase per scenario or case
+trace); --format github writes GitHub Actions annotations, one on the golden's
+line of each differing event.`
 }
 
 func runVerify(e *env, args []string) int {
 	fs := newFlags(e, "verify", verifyUsage, verifyHelp())
 	scenarioDir := addScenarioDir(fs)
+	casesDir := fs.String("cases", "", "also run the command cases of `DIR` (DIR/<id>.json; see schema/case.schema.json)")
+	noScenarios := fs.Bool("no-scenarios", false, "run the cases of --cases only; their goldens are beside them unless --golden-dir")
 	goldenDir := addGoldenDir(fs)
 	update := fs.String("update", string(verify.UpdateAuto), "what to write for a render that differs: `MODE` auto, new, always or no")
 	fs.Lookup("update").NoOptDefVal = string(verify.UpdateAlways)
@@ -96,23 +122,39 @@ func runVerify(e *env, args []string) int {
 		return usageError(e, "verify", "%v", err)
 	}
 
-	loc, code, ok := locate(e, "verify", *scenarioDir, *goldenDir)
+	if *noScenarios && *casesDir == "" {
+		return usageError(e, "verify", "--no-scenarios goes with --cases DIR: there would be nothing to verify")
+	}
+	loc, code, ok := locate(e, "verify", verify.Dirs{Scenarios: *scenarioDir, Cases: *casesDir, Goldens: *goldenDir, NoScenarios: *noScenarios})
 	if !ok {
 		return code
 	}
-	all, code, ok := loadScenarios(e, "verify", loc.Scenarios)
-	if !ok {
-		return code
+	var all []*scenarios.Scenario
+	if loc.RunScenarios {
+		if all, code, ok = loadScenarios(e, "verify", loc.Scenarios); !ok {
+			return code
+		}
+	}
+	var cs []*cases.Case
+	if loc.Cases != "" {
+		if cs, code, ok = loadCases(e, loc); !ok {
+			return code
+		}
+		if err := verify.CheckNames(all, cs); err != nil {
+			fmt.Fprintf(e.stderr, "%s verify: %s\n", programName, verify.SafeLines(err.Error()))
+			return exitUsage
+		}
 	}
 	ids := fs.Args()
 	if bareUpdate(args) {
 		for _, id := range ids {
-			if _, err := verify.ParseUpdateMode(id); err == nil && !slices.ContainsFunc(all, func(s *scenarios.Scenario) bool { return s.ID == id }) {
+			if _, err := verify.ParseUpdateMode(id); err == nil && !slices.ContainsFunc(all, func(s *scenarios.Scenario) bool { return s.ID == id }) &&
+				!slices.ContainsFunc(cs, func(c *cases.Case) bool { return c.ID == id }) {
 				return usageError(e, "verify", "%q after a bare --update is taken as a scenario id: write --update=%s", id, id)
 			}
 		}
 	}
-	selected, err := scenarios.Select(all, ids)
+	selected, selCases, err := verify.Select(all, cs, ids)
 	if err != nil {
 		return usageError(e, "verify", "%v", err)
 	}
@@ -131,7 +173,10 @@ func runVerify(e *env, args []string) int {
 		}
 	}
 
-	rep := verify.Run(verify.ScenarioSubjects(selected), store, verify.Options{
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	subjects := append(verify.ScenarioSubjects(selected), verify.CaseSubjects(ctx, selCases)...)
+	rep := verify.Run(subjects, store, verify.Options{
 		Update:       mode,
 		CI:           ci,
 		Unreferenced: unrefMode,
@@ -141,7 +186,10 @@ func runVerify(e *env, args []string) int {
 		Notes:        notes(e.stderr, "verify"),
 	})
 	rep.Scenarios, rep.Goldens = &loc.ScenarioOrigin, &loc.GoldenOrigin
-	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, IDs: ids}
+	if loc.Cases != "" {
+		rep.Cases = &loc.CaseOrigin
+	}
+	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, Cases: *casesDir, NoScenarios: *noScenarios, IDs: ids}
 	if step, ok := rep.NextStep(inv); ok {
 		rep.Next = &step
 	}
@@ -245,14 +293,31 @@ func addGoldenDir(fs *pflag.FlagSet) *string {
 	return fs.String("golden-dir", "", "read and write golden files in `DIR`, which must exist (default: the module's golden/, else the embedded ones)")
 }
 
-// locate finds scenarios and goldens (see verify.Locate); a directory
-// that cannot serve is a one-line usage error.
-func locate(e *env, cmd, scenarioDir, goldenDir string) (*verify.Locations, int, bool) {
-	loc, err := verify.Locate(workDir(), scenarioDir, goldenDir)
+// locate finds scenarios, cases and goldens (see verify.Locate); a
+// directory that cannot serve, or a combination that cannot run, is a
+// one-line usage error.
+func locate(e *env, cmd string, d verify.Dirs) (*verify.Locations, int, bool) {
+	loc, err := verify.Locate(workDir(), d)
 	if err != nil {
 		return nil, usageError(e, cmd, "%v", err), false
 	}
 	return loc, 0, true
+}
+
+// loadCases reads every case of the cases directory, a model's scenario
+// ids looked up in the scenarios verify reads; problems in case files are
+// reported one per line (file, JSON pointer, message), exit 2.
+func loadCases(e *env, loc *verify.Locations) ([]*cases.Case, int, bool) {
+	cs, err := cases.LoadDir(loc.Cases, verify.ScenarioLookup(loc.Scenarios))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s verify: %s\n", programName, verify.SafeLines(err.Error()))
+		return nil, exitUsage, false
+	}
+	if len(cs) == 0 {
+		fmt.Fprintf(e.stderr, "%s verify: %s %s holds no case file (<id>.json)\n", programName, verify.CasesFlag, textsafe.Quote(loc.Cases))
+		return nil, exitUsage, false
+	}
+	return cs, 0, true
 }
 
 // loadScenarios reads every scenario of src; problems in scenario files

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/scenarios"
+	"github.com/tracecheck/tracecheck/tracediff"
 )
 
 // updating reports whether the test binary was run with -update (goldie's
@@ -266,9 +267,10 @@ func TestVerifyDriftThenUpdate(t *testing.T) {
 			}
 			for _, want := range []string{
 				"DRIFT s03-tool-dispatch\n",
-				"first difference at line 6, event sequence=5 event_id=evt-005 type=tool.result\n",
+				"1 event differs (1 changed, 0 missing, 0 extra); the golden has 9 events, the actual trace 9\n",
+				"  changed sequence=5 event_id=evt-005 type=tool.result (expected line 6, actual line 6)\n",
 				`/payload/result/echo: expected "hellp", actual "hello"`,
-				"@@ -5,3 +5,3 @@",
+				"@@ -4,5 +4,5 @@",
 				"ok s01-agent-loop events=5\n",
 			} {
 				if !strings.Contains(stdout, want) {
@@ -332,8 +334,9 @@ func TestVerifyJSON(t *testing.T) {
 		switch {
 		case r.ID == "s08-context-compaction":
 			d := r.Drift
-			if r.Status != "drift" || d == nil || d.EventID != "evt-006" || d.Type != "context.compact" || *d.Sequence != 6 ||
-				len(d.Fields) != 1 || d.Fields[0] != (golden.FieldDiff{Path: "/payload/summary_chars", Expected: "146", Actual: "145"}) {
+			if r.Status != "drift" || d == nil || d.Differences != 1 || len(d.Events) != 1 || d.Events[0].EventID != "evt-006" ||
+				d.Events[0].Type != "context.compact" || d.Events[0].Sequence != 6 || d.Line != 7 ||
+				len(d.Events[0].Fields) != 1 || d.Events[0].Fields[0] != (tracediff.FieldDiff{Pointer: "/payload/summary_chars", Expected: "146", Actual: "145"}) {
 				t.Errorf("s08: %+v %+v", r, d)
 			}
 		case r.Status != "ok" || r.Events == 0 || r.Drift != nil:
@@ -517,7 +520,7 @@ func TestVerifyUnreferenced(t *testing.T) {
 
 	local(t)
 	code, stdout, _ := runCmd(t, "", "verify")
-	if code != exitOK || !strings.Contains(stdout, "OBSOLETE "+old+" (no scenario renders it; remove it with --unreferenced=delete)") {
+	if code != exitOK || !strings.Contains(stdout, "OBSOLETE "+old+" (no scenario or case renders it; remove it with --unreferenced=delete)") {
 		t.Fatalf("local default (warn): exit %d\n%s", code, stdout)
 	}
 	inCI(t)
@@ -527,7 +530,7 @@ func TestVerifyUnreferenced(t *testing.T) {
 	}
 	// Issue 9.8: with an ID the check cannot run, and says so.
 	code, stdout, stderr = runCmd(t, "", "verify", "--update=always", "--unreferenced=delete", "s01-agent-loop")
-	if code != exitOK || strings.Contains(stdout, "removed") || !strings.Contains(stderr, "--unreferenced=delete did nothing: scenario ids were named: it needs a full run") {
+	if code != exitOK || strings.Contains(stdout, "removed") || !strings.Contains(stderr, "--unreferenced=delete did nothing: ids were named: it needs a full run") {
 		t.Fatalf("with an ID: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(old); err != nil {
@@ -535,7 +538,7 @@ func TestVerifyUnreferenced(t *testing.T) {
 	}
 	code, stdout, stderr = runCmd(t, "", "verify", "--unreferenced=delete")
 	if code != exitOK || !strings.Contains(stdout, "removed "+old+"\n") ||
-		!strings.Contains(stderr, "tracecheck verify: removing 1 unreferenced golden(s), which no scenario renders (--unreferenced=delete):\n  "+old+"\n") {
+		!strings.Contains(stderr, "tracecheck verify: removing 1 unreferenced golden(s), which no scenario or case renders (--unreferenced=delete):\n  "+old+"\n") {
 		t.Fatalf("delete: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(old); err == nil {
@@ -919,7 +922,7 @@ func TestVerifySessionResumeDrift(t *testing.T) {
 	}
 	code, stdout, _ := runCmd(t, "", "verify", "--golden-dir", dir, "--update=no", "session-resume")
 	if code != exitFailed || !strings.Contains(stdout, "DRIFT session-resume") ||
-		!strings.Contains(stdout, "event sequence=7 event_id=evt-016 type=model.request") ||
+		!strings.Contains(stdout, "changed run=2 sequence=7 event_id=evt-016 type=model.request") ||
 		!strings.Contains(stdout, "/payload/message_count: expected 8, actual 9") {
 		t.Fatalf("verify: exit %d\n%s", code, stdout)
 	}

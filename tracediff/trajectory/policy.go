@@ -80,3 +80,19 @@ func list(names []string) string {
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
+
+// CheckPolicy checks the trajectory of one trace against p alone, with no
+// reference: a report whose failures are all KindPolicy, Equal when there
+// are none (and act is valid). A run that must be refused whatever its
+// golden says, such as a command case's, is checked this way.
+func CheckPolicy(act *Trace, p *Policy, opt tracediff.Options) *tracediff.Report {
+	r := &tracediff.Report{Mode: "policy",
+		Expected: tracediff.FileSummary{File: act.File},
+		Actual:   tracediff.FileSummary{File: act.File, Events: len(act.Calls), Runs: runs(act), Problems: act.Problems},
+		Events:   []tracediff.EventDiff{}}
+	if !r.Invalid() && p != nil {
+		checkPolicy(act, p, newFailures(r, opt), func(a *Call) int { return a.Line })
+	}
+	r.Equal = !r.Invalid() && r.Differences == 0
+	return r
+}

@@ -312,6 +312,15 @@ func TestPolicy(t *testing.T) {
 			if diff := cmp.Diff(tt.want, notes); diff != "" {
 				t.Errorf("notes (-want +got):\n%s", diff)
 			}
+			// With no reference at all: the same failures.
+			alone := CheckPolicy(Read(tracediff.Input{Name: "act", R: bytes.NewReader(act)}, false), &tt.policy, tracediff.Options{})
+			var got []string
+			for _, ed := range alone.Events {
+				got = append(got, ed.Note)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" || alone.Equal != (tt.want == nil) || alone.Differences != len(tt.want) {
+				t.Errorf("CheckPolicy notes (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

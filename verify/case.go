@@ -1,0 +1,69 @@
+package verify
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tracecheck/tracecheck/cases"
+	"github.com/tracecheck/tracecheck/scenarios"
+)
+
+// KindCase is the Kind of a command case's subjects.
+const KindCase = "case"
+
+// CaseSubjects adapts command cases (package cases). A case yields up to
+// two subjects sharing one run of its command: its trace (id <id>, golden
+// <golden>.trace.jsonl), compared as the case says (cases.Case.Compare),
+// written through its tolerant form when the case is tolerant; and with a
+// model, the trace the scripted model server wrote (id <id>.model, golden
+// <golden>.model.trace.jsonl), compared byte for byte. A command that fails
+// or times out makes both INVALID, with the tail of its standard error.
+func CaseSubjects(ctx context.Context, list []*cases.Case) []Subject {
+	var out []Subject
+	for _, c := range list {
+		run := sync.OnceValue(func() *cases.Result { return c.Run(ctx) })
+		if c.Trace != nil {
+			out = append(out, Subject{ID: c.ID, Golden: c.Golden, Kind: KindCase, File: c.File, Compare: c.Compare,
+				Render: func() Actual {
+					r := run()
+					return Actual{Bytes: r.Trace, Events: r.Events, Golden: r.Capture, Invalid: invalid(r, r.TraceProblems)}
+				}})
+		}
+		if c.Model != nil {
+			out = append(out, Subject{ID: c.ID + cases.ModelSuffix, Golden: c.Golden + cases.ModelSuffix, Kind: KindCase, File: c.File,
+				ActualName: "model-side trace of " + c.ID,
+				Render: func() Actual {
+					r := run()
+					return Actual{Bytes: r.ModelTrace, Events: r.ModelEvents, Invalid: invalid(r, r.ModelProblems)}
+				}})
+		}
+	}
+	return out
+}
+
+// invalid lists why a trace of run r cannot be judged: the command's
+// problems, the trace's own, and then the tail of standard error.
+func invalid(r *cases.Result, own []string) []string {
+	out := append(append([]string(nil), r.Problems...), own...)
+	if len(out) > 0 && r.Stderr != "" {
+		out = append(out, "standard error (the last lines):\n"+r.Stderr)
+	}
+	return out
+}
+
+// ScenarioLookup finds a case's model scenario by id among the scenarios
+// of src (read once, when a case first asks).
+func ScenarioLookup(src scenarios.Source) cases.Lookup {
+	load := sync.OnceValues(src.Load)
+	return func(id string) (*scenarios.Scenario, error) {
+		all, err := load()
+		if err != nil {
+			return nil, err
+		}
+		sel, err := scenarios.Select(all, []string{id})
+		if err != nil {
+			return nil, err
+		}
+		return sel[0], nil
+	}
+}
