@@ -53,6 +53,7 @@ func commands() []command {
 		{"render", "print the trace a scenario renders and the expectations it would need", runRender},
 		{"review", "accept or reject the pending goldens verify wrote", runReview},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
+		{"view", "write a self-contained HTML page of traces, or of a golden and its drift", runView},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }

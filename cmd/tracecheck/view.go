@@ -1,0 +1,178 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
+	"github.com/tracecheck/tracecheck/internal/term"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/view"
+)
+
+// maxDiffBytes bounds each file of view --diff, which holds both in memory.
+const maxDiffBytes = 256 << 20
+
+func runView(e *env, args []string) int {
+	fs := newFlags(e, "view", "view FILE... [-o OUT.html] [--through N]\n       tracecheck view --diff GOLDEN ACTUAL [-o OUT.html]",
+		"Write one self-contained HTML page (no network, works from file://) showing the\n"+
+			"traces: a timeline of events by actor lane in sequence order, each one opening to\n"+
+			"its payload and envelope; search and filters by type, actor, tool and text;\n"+
+			"parent links; each tool.request joined to its tool.result (calls without one, and\n"+
+			"the results session resume synthesized, stand out); runs one after another with\n"+
+			"their resume markers; branch lineage and context compaction; the replay view\n"+
+			"(messages, stop reason, fingerprint) of each run, whole or --through N; and the\n"+
+			"problems 'tracecheck validate' finds, pinned to their lines. An invalid trace is\n"+
+			"shown as far as it can be read. Large traces are drawn lazily; what the page\n"+
+			"leaves out (payloads over 64 KiB are cut; past 96 MiB of payload, or 500,000\n"+
+			"lines, the rest) is said in it.\n\n"+
+			"--diff GOLDEN ACTUAL shows two traces side by side, aligned by run and sequence,\n"+
+			"differing fields highlighted and unchanged events folded.\n\n"+
+			"The page goes to -o (replaced atomically) or standard output. The same input\n"+
+			"gives the same bytes. Exit 0 when every file is valid (with --diff: the traces\n"+
+			"are identical), 1 when the page shows problems (or differences), 2 usage error.")
+	out := fs.StringP("output", "o", "", "write the page to `OUT.html` instead of standard output")
+	through := fs.Int64("through", 0, "replay each run through sequence `N` only (inclusive)")
+	diff := fs.Bool("diff", false, "compare two traces: GOLDEN ACTUAL")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	files := fs.Args()
+	switch {
+	case len(files) == 0:
+		return usageError(e, "view", "no FILE given")
+	case *diff && len(files) != 2:
+		return usageError(e, "view", "--diff wants GOLDEN and ACTUAL, got %d files", len(files))
+	case *diff && fs.Changed("through"):
+		return usageError(e, "view", "--through does not go with --diff")
+	case fs.Changed("through") && *through < 0:
+		return usageError(e, "view", "--through must be a sequence (0 or more), not %d", *through)
+	}
+	for _, f := range files {
+		if f == "-" {
+			return usageError(e, "view", "FILE must be a file: the page reads it more than once ('-' is not supported)")
+		}
+		st, err := os.Stat(f)
+		switch {
+		case err != nil:
+			return usageError(e, "view", "%s", pathErr(err, f))
+		case st.IsDir():
+			return usageError(e, "view", "%s: is a directory, not a JSONL file", textsafe.Quote(f))
+		}
+		if *out != "" && sameFile(f, *out) {
+			return usageError(e, "view", "-o %s is one of the input files; it would be overwritten", textsafe.Quote(*out))
+		}
+	}
+	if *out == "" && writesToTerminal(e.stdout) {
+		return usageError(e, "view", "the page is HTML: give -o OUT.html, or redirect standard output")
+	}
+
+	var write func(io.Writer) error
+	var status int
+	var summary string
+	if *diff {
+		var data [2][]byte
+		for i, f := range files {
+			b, err := readLimited(f, maxDiffBytes)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				return exitFailed
+			}
+			data[i] = b
+		}
+		d := view.BuildDiff(data[0], data[1], view.DiffOptions{ExpectedName: files[0], ActualName: files[1]})
+		write = d.WriteHTML
+		switch {
+		case d.Equal():
+			summary = "identical"
+		case d.Differences() == 0:
+			summary, status = "the same events written with other bytes", exitFailed
+		default:
+			summary, status = fmt.Sprintf("%d differing %s", d.Differences(), plural(d.Differences(), "event", "events")), exitFailed
+		}
+	} else {
+		srcs := make([]view.Source, len(files))
+		for i, f := range files {
+			srcs[i] = view.FileSource(f)
+		}
+		p, err := view.Build(srcs, view.Options{Through: *through, HasThrough: fs.Changed("through")})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			return exitFailed
+		}
+		write = p.WriteHTML
+		summary = fmt.Sprintf("%d %s, %d %s", p.Events(), plural(p.Events(), "event", "events"), p.Problems(), plural(p.Problems(), "problem", "problems"))
+		if p.Problems() > 0 {
+			status = exitFailed
+		}
+	}
+
+	if *out == "" {
+		if err := write(e.stdout); err != nil {
+			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			return exitFailed
+		}
+		fmt.Fprintf(e.stderr, "%s view: %s\n", programName, summary)
+		return status
+	}
+	if err := atomicfile.WriteFunc(*out, 0o644, write); err != nil {
+		fmt.Fprintf(e.stderr, "%s view: writing %s: %v\n", programName, textsafe.Quote(*out), err)
+		return exitFailed
+	}
+	fmt.Fprintf(e.stderr, "%s view: wrote %s (%s)\n", programName, textsafe.Quote(*out), summary)
+	return status
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// pathErr says why a FILE cannot be read, naming it quoted.
+func pathErr(err error, name string) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s: %v", textsafe.Quote(name), pe.Err)
+	}
+	return err.Error()
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// writesToTerminal reports whether w is a terminal (HTML there is noise).
+func writesToTerminal(w io.Writer) bool {
+	if c, ok := w.(*checkedWriter); ok {
+		w = c.w
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f)
+}
+
+// readLimited reads a whole file of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", textsafe.Quote(path), err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: over %d MiB: too large for a diff page (use tracecheck validate and verify's report)", textsafe.Quote(path), limit>>20)
+	}
+	return b, nil
+}

@@ -1,0 +1,673 @@
+package view
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/reducer"
+)
+
+// Lanes are the actor kinds of Trace 0.1.0, in the order the timeline draws
+// their lanes. An event whose actor kind is none of these (only an invalid
+// one) is drawn in a last lane, "other".
+var Lanes = []string{"user", "model", "harness", "tool", "policy", "environment", "agent"}
+
+const otherLane = 7
+
+// Limits bound what one page holds, so that a page of any trace opens in a
+// browser. What a limit leaves out is said in the page.
+type Limits struct {
+	// Events is the most lines (events and unreadable lines) the timeline
+	// holds, over all files; later lines are left out.
+	Events int
+	// PayloadBytes is the most bytes of one payload's JSON the page holds;
+	// a longer payload is cut, and its row says how long it was.
+	PayloadBytes int
+	// DataBytes bounds the payload text of the whole page: once reached,
+	// the later events keep their envelope but not their payload.
+	DataBytes int64
+	// ListItems is how many replayed messages of a run the replay view
+	// lists (the first and last halves); TextBytes how much of each.
+	ListItems int
+	TextBytes int
+}
+
+// DefaultLimits holds a 200,000-event trace of the reference's shape whole.
+var DefaultLimits = Limits{Events: 500_000, PayloadBytes: 64 << 10, DataBytes: 96 << 20, ListItems: 200, TextBytes: 600}
+
+// Options select what a page shows.
+type Options struct {
+	// Through, when HasThrough is set, replays each run through that
+	// sequence (inclusive) instead of whole.
+	Through    int64
+	HasThrough bool
+	// Limits; a zero field takes DefaultLimits' value.
+	Limits Limits
+}
+
+func (o *Options) limits() Limits {
+	l, d := o.Limits, DefaultLimits
+	if l.Events <= 0 {
+		l.Events = d.Events
+	}
+	if l.PayloadBytes <= 0 {
+		l.PayloadBytes = d.PayloadBytes
+	}
+	if l.DataBytes <= 0 {
+		l.DataBytes = d.DataBytes
+	}
+	if l.ListItems <= 0 {
+		l.ListItems = d.ListItems
+	}
+	if l.TextBytes <= 0 {
+		l.TextBytes = d.TextBytes
+	}
+	return l
+}
+
+// Row flags: what the timeline marks on an event. The page's script reads
+// the same bits (F in view.js).
+const (
+	flagProblem     = 1 << iota // validation reported a problem on this line
+	flagOrphan                  // a tool.request no tool.result of its session answers
+	flagSynth                   // a tool.result synthesized by resume (SESSION_RESUME_INTERRUPTED)
+	flagInterrupted             // a tool.request answered only by such a synthesized result
+	flagUnmatched               // a tool.result that answers no earlier tool.request
+	flagUnreadable              // not a JSON object: shown as text
+	flagPayloadCut              // the payload is longer than Limits.PayloadBytes: cut
+	flagPayloadGone             // Limits.DataBytes was reached: the payload is left out
+	flagForkPoint               // the last event a branch inherits
+	flagInherited               // an event some branch inherits
+	flagNotReplayed             // after --through: not in the replay view
+	flagTorn                    // the last line, without its newline
+)
+
+// rows holds the timeline column by column, as the page's data does.
+type rows struct {
+	file, line, run, typ, lane, actor, parent, env, flags, link, tool []int32
+	seq                                                              []int64
+	id, ts, payload, dur                                             []string
+}
+
+func (r *rows) len() int { return len(r.line) }
+
+// strTable interns strings in order of first appearance.
+type strTable struct {
+	list  []string
+	index map[string]int32
+}
+
+func (t *strTable) add(s string) int32 {
+	if i, ok := t.index[s]; ok {
+		return i
+	}
+	if t.index == nil {
+		t.index = map[string]int32{}
+	}
+	i := int32(len(t.list))
+	t.list = append(t.list, s)
+	t.index[s] = i
+	return i
+}
+
+type fileInfo struct {
+	Name     string
+	First    int // first row
+	Rows     int
+	Lines    int // lines read (rows may stop earlier at Limits.Events)
+	Problems []*journal.Error
+	Runs     int
+}
+
+// problem is a validation problem and the row it is pinned to (-1: the file
+// as a whole, or a line the page does not hold).
+type problem struct {
+	Row  int
+	File int
+	Err  *journal.Error
+}
+
+type runInfo struct {
+	File       int
+	Session    string
+	RunID      string
+	First      int // first row
+	Rows       int
+	Problems   int
+	ResumesID  string // session.start payload resumes_run_id
+	Resumes    int    // the run it resumes, -1 when unknown
+	ResumedRow int    // the session.start row that says so, -1
+	ids        map[string]int32
+	red        *reducer.Reducer
+	src        replaySources
+	replay     *replayView
+	maxSeq     int64
+	stopped    bool // a session.stop was read
+}
+
+// replaySources says which rows the replay view's items came from.
+type replaySources struct {
+	users, assistants, tools []int32
+	stop                     int32
+	applied                  int
+}
+
+type toolRec struct {
+	row     int32
+	session string
+	callID  string
+	result  bool
+	synth   bool
+}
+
+type branchRec struct {
+	Row         int
+	Run         int // the run that records it
+	BranchID    string
+	ParentRunID string
+	ParentRun   int // -1 when no run of the page has that id
+	Fork        int64
+	ForkRow     int
+	Inherited   int64 // payload inherited_events; -1 when absent
+	Fingerprint string
+	Check       *fpCheck
+}
+
+// fpCheck compares a fingerprint an event records with the one the
+// reducer computes for the prefix it names.
+type fpCheck struct {
+	Row      int
+	Run      int   // the run whose prefix is hashed
+	N        int64 // events in the prefix
+	Claimed  string
+	Actual   string
+	Verdict  string // "match", "differ" or "unchecked"
+	Why      string // for unchecked
+	isBranch bool
+}
+
+// Page is a built page: Build it, then WriteHTML.
+type Page struct {
+	opt      Options
+	lim      Limits
+	files    []fileInfo
+	runs     []*runInfo
+	rows     rows
+	types    strTable
+	actors   strTable
+	envs     strTable
+	tools    strTable
+	problems []problem
+	branches []branchRec
+	checks   []*fpCheck
+	notes    []string
+	toolRecs []toolRec
+	cutSize  map[int32]int // rows whose payload was cut: its whole length
+	data     int64
+	full     bool // Limits.Events reached
+	dataFull bool // Limits.DataBytes reached
+}
+
+// Events is the number of rows in the timeline (events and unreadable
+// lines).
+func (p *Page) Events() int { return p.rows.len() }
+
+// Problems is the number of validation problems over all files.
+func (p *Page) Problems() int { return len(p.problems) }
+
+// Build reads every source and builds its page. The error is that of
+// opening or reading a source; problems in a trace are part of the page.
+func Build(srcs []Source, opt Options) (*Page, error) {
+	p := &Page{opt: opt, lim: opt.limits(), cutSize: map[int32]int{}}
+	for fi, src := range srcs {
+		if err := p.addFile(fi, src); err != nil {
+			return nil, err
+		}
+	}
+	p.joinTools()
+	p.linkRuns()
+	if err := p.checkFingerprints(srcs); err != nil {
+		return nil, err
+	}
+	p.finishReplays()
+	return p, nil
+}
+
+func (p *Page) addFile(fi int, src Source) error {
+	rc, err := src.Open()
+	if err != nil {
+		return err
+	}
+	errs := journal.Validate(rc, src.Name)
+	rc.Close()
+	f := fileInfo{Name: src.Name, First: p.rows.len(), Problems: errs}
+	// Problems by line: a line with a line-level problem is shown but not
+	// replayed.
+	lineProblem := map[int]bool{}
+	for _, e := range errs {
+		if e.Line > 0 && !isInvariant(e.Code) {
+			lineProblem[e.Line] = true
+		}
+	}
+	runOf := map[[2]string]int{}
+	err = scan(src, func(l *line) error {
+		f.Lines = l.num
+		if p.rows.len() >= p.lim.Events {
+			if !p.full {
+				p.full = true
+				p.notes = append(p.notes, fmt.Sprintf("The page holds the first %d lines; %s and any later file are left out from line %d on (Limits.Events).", p.lim.Events, src.Name, l.num))
+			}
+			return nil
+		}
+		p.addLine(fi, src.Name, l, runOf, lineProblem[l.num])
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", src.Name, err)
+	}
+	f.Rows = p.rows.len() - f.First
+	f.Runs = len(runOf)
+	for _, e := range errs {
+		row := -1
+		if e.Line > 0 && e.Line <= f.Rows {
+			row = f.First + e.Line - 1
+			p.rows.flags[row] |= flagProblem
+		}
+		p.problems = append(p.problems, problem{Row: row, File: fi, Err: e})
+		if row >= 0 && p.rows.run[row] >= 0 {
+			p.runs[p.rows.run[row]].Problems++
+		}
+	}
+	p.files = append(p.files, f)
+	return nil
+}
+
+// isInvariant reports whether code is a journal invariant (the line itself
+// was read); the other codes mean the line could not be taken as an event.
+func isInvariant(c journal.Code) bool {
+	switch c {
+	case journal.SequenceGap, journal.MixedSession, journal.MixedRun, journal.ParentNotEarlier, journal.DuplicateEventID:
+		return true
+	}
+	return false
+}
+
+// addLine adds one line as a row. The envelope members the timeline needs
+// (event_id, sequence, timestamp, type, a parent_event_id it can link,
+// duration_ms, payload) go into columns when they have their schema's
+// type; the rest of the envelope is kept as JSON text, deduplicated, so a
+// run's provenance is stored once and whatever an invalid event holds is
+// still shown.
+func (p *Page) addLine(fi int, name string, l *line, runOf map[[2]string]int, badLine bool) {
+	row := int32(p.rows.len())
+	r := &p.rows
+	r.file = append(r.file, int32(fi))
+	r.line = append(r.line, int32(l.num))
+	var flags int32
+	if l.torn {
+		flags |= flagTorn
+	}
+	if !l.val.IsValid() {
+		flags |= flagUnreadable
+		text := cut(string(l.raw), 2<<10)
+		p.data += int64(len(text))
+		r.run = append(r.run, -1)
+		r.seq = append(r.seq, -1)
+		r.id = append(r.id, "")
+		r.ts = append(r.ts, "")
+		r.typ = append(r.typ, -1)
+		r.lane = append(r.lane, otherLane)
+		r.actor = append(r.actor, -1)
+		r.parent = append(r.parent, -1)
+		r.payload = append(r.payload, text)
+		r.env = append(r.env, -1)
+		r.dur = append(r.dur, "")
+		r.flags = append(r.flags, flags)
+		r.link = append(r.link, -1)
+		r.tool = append(r.tool, -1)
+		return
+	}
+	v := l.val
+	str := func(key string) (string, bool) {
+		f, ok := v.Get(key)
+		if !ok || f.Kind() != jsonv.String {
+			return "", false
+		}
+		return f.Text(), true
+	}
+	var lifted liftSet
+	id, ok := str("event_id")
+	lifted.set("event_id", ok)
+	ts, ok := str("timestamp")
+	lifted.set("timestamp", ok)
+	typ, hasType := str("type")
+	lifted.set("type", hasType)
+	seq := int64(-1)
+	if s, ok := v.Get("sequence"); ok && s.Kind() == jsonv.Number && !s.IsFloat() {
+		if n, ok := s.Int64(); ok && n >= 0 {
+			seq = n
+			lifted.set("sequence", true)
+		}
+	}
+	session, _ := str("session_id")
+	runID := ""
+	if prov, ok := v.Get("provenance"); ok {
+		if f, ok := prov.Get("run_id"); ok && f.Kind() == jsonv.String {
+			runID = f.Text()
+		}
+	}
+	key := [2]string{session, runID}
+	ri, ok := runOf[key]
+	if !ok {
+		ri = len(p.runs)
+		runOf[key] = ri
+		p.runs = append(p.runs, &runInfo{File: fi, Session: session, RunID: runID, First: int(row), Resumes: -1, ResumedRow: -1,
+			ids: map[string]int32{}, red: reducer.New(), maxSeq: -1, src: replaySources{stop: -1}})
+	}
+	run := p.runs[ri]
+	run.Rows++
+	run.maxSeq = max(run.maxSeq, seq)
+
+	lane, actor := int32(otherLane), int32(-1)
+	if a, ok := v.Get("actor"); ok {
+		if k, ok := a.Get("kind"); ok && k.Kind() == jsonv.String {
+			for i, name := range Lanes {
+				if k.Text() == name {
+					lane = int32(i)
+				}
+			}
+		}
+		if aid, ok := a.Get("id"); ok && aid.Kind() == jsonv.String {
+			actor = p.actors.add(aid.Text())
+		}
+	}
+	parent := int32(-1)
+	if pid, ok := str("parent_event_id"); ok {
+		if pr, ok := run.ids[pid]; ok {
+			parent = pr
+			lifted.set("parent_event_id", true)
+		}
+	}
+	if id != "" {
+		if _, seen := run.ids[id]; !seen {
+			run.ids[id] = row
+		}
+	}
+	dur := ""
+	if d, ok := v.Get("duration_ms"); ok && d.Kind() == jsonv.Number {
+		dur = d.Text()
+		lifted.set("duration_ms", true)
+	}
+	payload, hasPayload := v.Get("payload")
+	lifted.set("payload", hasPayload)
+	text := ""
+	if hasPayload {
+		text = string(payload.AppendJSON(nil))
+		switch {
+		case p.data+int64(len(text)) > p.lim.DataBytes:
+			if !p.dataFull {
+				p.dataFull = true
+				p.notes = append(p.notes, fmt.Sprintf("The page's payload budget (%d MiB) was reached at line %d of %s: later events show their envelope but not their payload (Limits.DataBytes).", p.lim.DataBytes>>20, l.num, name))
+			}
+			flags |= flagPayloadGone
+			p.cutSize[row] = len(text)
+			text = ""
+		case len(text) > p.lim.PayloadBytes:
+			flags |= flagPayloadCut
+			p.cutSize[row] = len(text)
+			text = cut(text, p.lim.PayloadBytes)
+		}
+		p.data += int64(len(text))
+	}
+	var env []jsonv.Member
+	for _, m := range v.Members() {
+		if !lifted.has(m.Key) {
+			env = append(env, m)
+		}
+	}
+	typIdx := int32(-1)
+	if hasType {
+		typIdx = p.types.add(typ)
+	}
+	toolIdx := int32(-1)
+	if lane == 3 && actor >= 0 {
+		toolIdx = p.tools.add(p.actors.list[actor])
+	}
+	if hasPayload && (typ == "tool.request" || typ == "tool.result") {
+		call, _ := payload.Get("tool_call_id")
+		name, _ := payload.Get("tool")
+		if name.Kind() == jsonv.String {
+			toolIdx = p.tools.add(name.Text())
+		}
+		if call.Kind() == jsonv.String {
+			tr := toolRec{row: row, session: session, callID: call.Text(), result: typ == "tool.result"}
+			if tr.result {
+				tr.synth = isSynthesized(payload)
+				if tr.synth {
+					flags |= flagSynth
+				}
+			}
+			p.toolRecs = append(p.toolRecs, tr)
+		}
+	}
+	r.run = append(r.run, int32(ri))
+	r.seq = append(r.seq, seq)
+	r.id = append(r.id, id)
+	r.ts = append(r.ts, ts)
+	r.typ = append(r.typ, typIdx)
+	r.lane = append(r.lane, lane)
+	r.actor = append(r.actor, actor)
+	r.parent = append(r.parent, parent)
+	r.payload = append(r.payload, text)
+	r.env = append(r.env, p.envs.add(string(jsonv.Obj(env...).AppendJSON(nil))))
+	r.dur = append(r.dur, dur)
+	r.link = append(r.link, -1)
+	r.tool = append(r.tool, toolIdx)
+
+	p.noteEvent(run, row, v, typ, payload, seq, badLine, &flags)
+	if typ == "session.stop" {
+		run.stopped = true
+	}
+	if hasType && typ == "session.start" && hasPayload {
+		if res, _ := payload.Get("resumed"); res.IsTrue() {
+			run.ResumedRow = int(row)
+			if rid, ok := payload.Get("resumes_run_id"); ok && rid.Kind() == jsonv.String {
+				run.ResumesID = rid.Text()
+			}
+		}
+	}
+	r.flags = append(r.flags, flags)
+}
+
+// noteEvent applies an event to its run's replay and records what the
+// page draws from it: branch records and the fingerprints events claim.
+func (p *Page) noteEvent(run *runInfo, row int32, v jsonv.Value, typ string, payload jsonv.Value, seq int64, badLine bool, flags *int32) {
+	ri := int(p.rows.run[row])
+	if !badLine {
+		if ev, err := journal.FromValue(v); err == nil {
+			if !p.opt.HasThrough || seq <= p.opt.Through {
+				run.red.Apply(v, &ev)
+				s := &run.src
+				s.applied++
+				switch typ {
+				case "user.message":
+					s.users = append(s.users, row)
+				case "model.response":
+					if payload.Has("content") {
+						s.assistants = append(s.assistants, row)
+					} else if f, _ := payload.Get("final"); f.IsTrue() {
+						s.assistants = append(s.assistants, row)
+					}
+				case "tool.result":
+					s.tools = append(s.tools, row)
+				case "session.stop":
+					s.stop = row
+				}
+			} else {
+				*flags |= flagNotReplayed
+			}
+		}
+	}
+	switch typ {
+	case "session.replay":
+		fp, _ := payload.Get("fingerprint")
+		n, _ := payload.Get("applied_events")
+		if k, ok := n.Int64(); ok && fp.Kind() == jsonv.String {
+			p.checks = append(p.checks, &fpCheck{Row: int(row), Run: ri, N: k, Claimed: fp.Text()})
+		}
+	case "session.branch":
+		b := branchRec{Row: int(row), Run: ri, ParentRun: -1, Fork: -1, ForkRow: -1, Inherited: -1}
+		if s, ok := payload.Get("branch_id"); ok && s.Kind() == jsonv.String {
+			b.BranchID = s.Text()
+		}
+		if s, ok := payload.Get("parent_run_id"); ok && s.Kind() == jsonv.String {
+			b.ParentRunID = s.Text()
+		}
+		if s, ok := payload.Get("parent_fingerprint"); ok && s.Kind() == jsonv.String {
+			b.Fingerprint = s.Text()
+		}
+		if n, ok := payload.Get("fork_sequence"); ok {
+			if k, ok := n.Int64(); ok {
+				b.Fork = k
+			}
+		}
+		if n, ok := payload.Get("inherited_events"); ok {
+			if k, ok := n.Int64(); ok {
+				b.Inherited = k
+			}
+		}
+		p.branches = append(p.branches, b)
+	}
+}
+
+// liftSet is the set of envelope members a row holds in columns.
+type liftSet uint8
+
+var liftable = [...]string{"event_id", "timestamp", "type", "sequence", "parent_event_id", "duration_ms", "payload"}
+
+func (s *liftSet) set(key string, ok bool) {
+	if !ok {
+		return
+	}
+	for i, k := range liftable {
+		if k == key {
+			*s |= 1 << i
+		}
+	}
+}
+
+func (s liftSet) has(key string) bool {
+	for i, k := range liftable {
+		if k == key {
+			return s&(1<<i) != 0
+		}
+	}
+	return false
+}
+
+// isSynthesized reports whether a tool.result payload is the repair session
+// resume writes for a call that never finished (reducer.InterruptedToolResult).
+func isSynthesized(payload jsonv.Value) bool {
+	if t, ok := payload.Get("error_type"); ok && t.Kind() == jsonv.String && t.Text() == reducer.InterruptedToolErrorType {
+		return true
+	}
+	e, ok := payload.Get("error")
+	return ok && e.Kind() == jsonv.String && e.Text() == reducer.InterruptedToolError
+}
+
+// joinTools pairs each tool.result with the earliest open tool.request of
+// its session with the same tool_call_id, across runs and files (a resumed
+// run answers its predecessor's calls), and marks what stays unpaired.
+func (p *Page) joinTools() {
+	open := map[[2]string][]int32{}
+	answeredBySynth := map[int32]bool{}
+	for _, t := range p.toolRecs {
+		k := [2]string{t.session, t.callID}
+		if !t.result {
+			open[k] = append(open[k], t.row)
+			continue
+		}
+		q := open[k]
+		if len(q) == 0 {
+			p.rows.flags[t.row] |= flagUnmatched
+			continue
+		}
+		req := q[0]
+		open[k] = q[1:]
+		p.rows.link[req], p.rows.link[t.row] = t.row, req
+		if t.synth {
+			answeredBySynth[req] = true
+			p.rows.flags[req] |= flagInterrupted
+		}
+	}
+	for _, t := range p.toolRecs {
+		if !t.result && p.rows.link[t.row] < 0 {
+			p.rows.flags[t.row] |= flagOrphan
+		}
+	}
+	p.toolRecs = nil
+}
+
+// linkRuns resolves resume markers and branch lineage to runs and rows.
+func (p *Page) linkRuns() {
+	// findRun is the run with that id (and session, when given), the one
+	// in file preferably.
+	findRun := func(id, session string, file int) int {
+		best := -1
+		for i, r := range p.runs {
+			if r.RunID != id || (session != "" && r.Session != session) {
+				continue
+			}
+			if best < 0 || (p.runs[best].File != file && r.File == file) {
+				best = i
+			}
+		}
+		return best
+	}
+	for _, r := range p.runs {
+		if r.ResumesID != "" {
+			r.Resumes = findRun(r.ResumesID, r.Session, r.File)
+		}
+	}
+	for i := range p.branches {
+		b := &p.branches[i]
+		if b.ParentRunID == "" {
+			continue
+		}
+		b.ParentRun = findRun(b.ParentRunID, "", p.runs[b.Run].File)
+		if b.ParentRun < 0 || b.Fork < 0 {
+			continue
+		}
+		pr := p.runs[b.ParentRun]
+		for row := pr.First; row < p.rows.len(); row++ {
+			if p.rows.run[row] != int32(b.ParentRun) || p.rows.seq[row] < 0 || p.rows.seq[row] > b.Fork {
+				continue
+			}
+			p.rows.flags[row] |= flagInherited
+			if p.rows.seq[row] == b.Fork && b.ForkRow < 0 {
+				b.ForkRow = row
+				p.rows.flags[row] |= flagForkPoint
+			}
+		}
+		c := &fpCheck{Row: b.Row, Run: b.ParentRun, N: b.Fork + 1, Claimed: b.Fingerprint, isBranch: true}
+		b.Check = c
+		p.checks = append(p.checks, c)
+	}
+}
+
+// cut shortens s to at most n bytes at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	k := n
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k]
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
