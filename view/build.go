@@ -88,8 +88,8 @@ const (
 // rows holds the timeline column by column, as the page's data does.
 type rows struct {
 	file, line, run, typ, lane, actor, parent, env, flags, link, tool []int32
-	seq                                                              []int64
-	id, ts, payload, dur                                             []string
+	seq                                                               []int64
+	id, ts, payload, dur                                              []string
 }
 
 func (r *rows) len() int { return len(r.line) }

@@ -79,9 +79,9 @@ func (w *island) null() {
 }
 
 // The helpers below write a keyed member in one call.
-func (w *island) kstr(k, v string)        { w.key(k); w.str(v) }
-func (w *island) kint(k string, v int64)  { w.key(k); w.int(v) }
-func (w *island) kbool(k string, v bool)  { w.key(k); w.bool(v) }
+func (w *island) kstr(k, v string)       { w.key(k); w.str(v) }
+func (w *island) kint(k string, v int64) { w.key(k); w.int(v) }
+func (w *island) kbool(k string, v bool) { w.key(k); w.bool(v) }
 func (w *island) kints(k string, v []int32) {
 	w.key(k)
 	w.arr()
