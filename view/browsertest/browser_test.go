@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
-		"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/tracecheck/tracecheck/view"
