@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/journal"
@@ -108,6 +109,7 @@ func (t *strTable) add(s string) int32 {
 		t.index = map[string]int32{}
 	}
 	i := int32(len(t.list))
+	s = strings.Clone(s) // s may alias a whole line the page does not keep
 	t.list = append(t.list, s)
 	t.index[s] = i
 	return i
@@ -206,6 +208,7 @@ type Page struct {
 	notes    []string
 	toolRecs []toolRec
 	cutSize  map[int32]int // rows whose payload was cut: its whole length
+	dangling map[int32]string // rows whose parent_event_id names no earlier event of the run
 	data     int64
 	full     bool // Limits.Events reached
 	dataFull bool // Limits.DataBytes reached
@@ -221,7 +224,7 @@ func (p *Page) Problems() int { return len(p.problems) }
 // Build reads every source and builds its page. The error is that of
 // opening or reading a source; problems in a trace are part of the page.
 func Build(srcs []Source, opt Options) (*Page, error) {
-	p := &Page{opt: opt, lim: opt.limits(), cutSize: map[int32]int{}}
+	p := &Page{opt: opt, lim: opt.limits(), cutSize: map[int32]int{}, dangling: map[int32]string{}}
 	for fi, src := range srcs {
 		if err := p.addFile(fi, src); err != nil {
 			return nil, err
@@ -253,7 +256,7 @@ func (p *Page) addFile(fi int, src Source) error {
 		}
 	}
 	runOf := map[[2]string]int{}
-	err = scan(src, func(l *line) error {
+	err = scan(src, func(l *prepared) error {
 		f.Lines = l.num
 		if p.rows.len() >= p.lim.Events {
 			if !p.full {
@@ -295,25 +298,22 @@ func isInvariant(c journal.Code) bool {
 	return false
 }
 
-// addLine adds one line as a row. The envelope members the timeline needs
-// (event_id, sequence, timestamp, type, a parent_event_id it can link,
-// duration_ms, payload) go into columns when they have their schema's
-// type; the rest of the envelope is kept as JSON text, deduplicated, so a
-// run's provenance is stored once and whatever an invalid event holds is
-// still shown.
-func (p *Page) addLine(fi int, name string, l *line, runOf map[[2]string]int, badLine bool) {
+// addLine adds a prepared line as a row: the envelope members the
+// timeline needs go into columns (see prepare), the rest of the envelope
+// is kept as JSON text, deduplicated, so a run's provenance is stored once
+// and whatever an invalid event holds is still shown.
+func (p *Page) addLine(fi int, name string, pl *prepared, runOf map[[2]string]int, badLine bool) {
 	row := int32(p.rows.len())
 	r := &p.rows
 	r.file = append(r.file, int32(fi))
-	r.line = append(r.line, int32(l.num))
+	r.line = append(r.line, int32(pl.num))
 	var flags int32
-	if l.torn {
+	if pl.torn {
 		flags |= flagTorn
 	}
-	if !l.val.IsValid() {
+	if !pl.val.IsValid() {
 		flags |= flagUnreadable
-		text := cut(string(l.raw), 2<<10)
-		p.data += int64(len(text))
+		p.data += int64(len(pl.text))
 		r.run = append(r.run, -1)
 		r.seq = append(r.seq, -1)
 		r.id = append(r.id, "")
@@ -322,7 +322,7 @@ func (p *Page) addLine(fi int, name string, l *line, runOf map[[2]string]int, ba
 		r.lane = append(r.lane, otherLane)
 		r.actor = append(r.actor, -1)
 		r.parent = append(r.parent, -1)
-		r.payload = append(r.payload, text)
+		r.payload = append(r.payload, pl.text)
 		r.env = append(r.env, -1)
 		r.dur = append(r.dur, "")
 		r.flags = append(r.flags, flags)
@@ -330,87 +330,45 @@ func (p *Page) addLine(fi int, name string, l *line, runOf map[[2]string]int, ba
 		r.tool = append(r.tool, -1)
 		return
 	}
-	v := l.val
-	str := func(key string) (string, bool) {
-		f, ok := v.Get(key)
-		if !ok || f.Kind() != jsonv.String {
-			return "", false
-		}
-		return f.Text(), true
-	}
-	var lifted liftSet
-	id, ok := str("event_id")
-	lifted.set("event_id", ok)
-	ts, ok := str("timestamp")
-	lifted.set("timestamp", ok)
-	typ, hasType := str("type")
-	lifted.set("type", hasType)
-	seq := int64(-1)
-	if s, ok := v.Get("sequence"); ok && s.Kind() == jsonv.Number && !s.IsFloat() {
-		if n, ok := s.Int64(); ok && n >= 0 {
-			seq = n
-			lifted.set("sequence", true)
-		}
-	}
-	session, _ := str("session_id")
-	runID := ""
-	if prov, ok := v.Get("provenance"); ok {
-		if f, ok := prov.Get("run_id"); ok && f.Kind() == jsonv.String {
-			runID = f.Text()
-		}
-	}
-	key := [2]string{session, runID}
+	key := [2]string{pl.session, pl.runID}
 	ri, ok := runOf[key]
 	if !ok {
 		ri = len(p.runs)
 		runOf[key] = ri
-		p.runs = append(p.runs, &runInfo{File: fi, Session: session, RunID: runID, First: int(row), Resumes: -1, ResumedRow: -1,
+		p.runs = append(p.runs, &runInfo{File: fi, Session: strings.Clone(pl.session), RunID: strings.Clone(pl.runID), First: int(row), Resumes: -1, ResumedRow: -1,
 			ids: map[string]int32{}, red: reducer.New(), maxSeq: -1, src: replaySources{stop: -1}})
 	}
 	run := p.runs[ri]
 	run.Rows++
-	run.maxSeq = max(run.maxSeq, seq)
-
-	lane, actor := int32(otherLane), int32(-1)
-	if a, ok := v.Get("actor"); ok {
-		if k, ok := a.Get("kind"); ok && k.Kind() == jsonv.String {
-			for i, name := range Lanes {
-				if k.Text() == name {
-					lane = int32(i)
-				}
-			}
-		}
-		if aid, ok := a.Get("id"); ok && aid.Kind() == jsonv.String {
-			actor = p.actors.add(aid.Text())
-		}
+	run.maxSeq = max(run.maxSeq, pl.seq)
+	actor := int32(-1)
+	if pl.hasActor {
+		actor = p.actors.add(pl.actorID)
 	}
 	parent := int32(-1)
-	if pid, ok := str("parent_event_id"); ok {
-		if pr, ok := run.ids[pid]; ok {
+	if pl.hasParent {
+		parent = -2 // named, but no earlier event of the run has that id
+		if pr, ok := run.ids[pl.parentID]; ok {
 			parent = pr
-			lifted.set("parent_event_id", true)
+		} else {
+			p.dangling[row] = strings.Clone(pl.parentID)
 		}
 	}
+	// The strings of a parsed line share its bytes: the page keeps copies,
+	// not the lines.
+	id, ts, dur := strings.Clone(pl.id), strings.Clone(pl.ts), strings.Clone(pl.dur)
 	if id != "" {
 		if _, seen := run.ids[id]; !seen {
 			run.ids[id] = row
 		}
 	}
-	dur := ""
-	if d, ok := v.Get("duration_ms"); ok && d.Kind() == jsonv.Number {
-		dur = d.Text()
-		lifted.set("duration_ms", true)
-	}
-	payload, hasPayload := v.Get("payload")
-	lifted.set("payload", hasPayload)
-	text := ""
-	if hasPayload {
-		text = string(payload.AppendJSON(nil))
+	text := pl.text
+	if pl.hasPayload {
 		switch {
 		case p.data+int64(len(text)) > p.lim.DataBytes:
 			if !p.dataFull {
 				p.dataFull = true
-				p.notes = append(p.notes, fmt.Sprintf("The page's payload budget (%d MiB) was reached at line %d of %s: later events show their envelope but not their payload (Limits.DataBytes).", p.lim.DataBytes>>20, l.num, name))
+				p.notes = append(p.notes, fmt.Sprintf("The page's payload budget (%d MiB) was reached at line %d of %s: later events show their envelope but not their payload (Limits.DataBytes).", p.lim.DataBytes>>20, pl.num, name))
 			}
 			flags |= flagPayloadGone
 			p.cutSize[row] = len(text)
@@ -422,28 +380,23 @@ func (p *Page) addLine(fi int, name string, l *line, runOf map[[2]string]int, ba
 		}
 		p.data += int64(len(text))
 	}
-	var env []jsonv.Member
-	for _, m := range v.Members() {
-		if !lifted.has(m.Key) {
-			env = append(env, m)
-		}
-	}
 	typIdx := int32(-1)
-	if hasType {
-		typIdx = p.types.add(typ)
+	if pl.hasType {
+		typIdx = p.types.add(pl.typ)
 	}
 	toolIdx := int32(-1)
-	if lane == 3 && actor >= 0 {
-		toolIdx = p.tools.add(p.actors.list[actor])
+	if pl.lane == 3 && actor >= 0 {
+		toolIdx = p.tools.add(pl.actorID)
 	}
-	if hasPayload && (typ == "tool.request" || typ == "tool.result") {
+	typ, payload := pl.typ, pl.payload
+	if pl.hasPayload && (typ == "tool.request" || typ == "tool.result") {
 		call, _ := payload.Get("tool_call_id")
 		name, _ := payload.Get("tool")
 		if name.Kind() == jsonv.String {
 			toolIdx = p.tools.add(name.Text())
 		}
 		if call.Kind() == jsonv.String {
-			tr := toolRec{row: row, session: session, callID: call.Text(), result: typ == "tool.result"}
+			tr := toolRec{row: row, session: run.Session, callID: strings.Clone(call.Text()), result: typ == "tool.result"}
 			if tr.result {
 				tr.synth = isSynthesized(payload)
 				if tr.synth {
@@ -454,24 +407,24 @@ func (p *Page) addLine(fi int, name string, l *line, runOf map[[2]string]int, ba
 		}
 	}
 	r.run = append(r.run, int32(ri))
-	r.seq = append(r.seq, seq)
+	r.seq = append(r.seq, pl.seq)
 	r.id = append(r.id, id)
 	r.ts = append(r.ts, ts)
 	r.typ = append(r.typ, typIdx)
-	r.lane = append(r.lane, lane)
+	r.lane = append(r.lane, pl.lane)
 	r.actor = append(r.actor, actor)
 	r.parent = append(r.parent, parent)
 	r.payload = append(r.payload, text)
-	r.env = append(r.env, p.envs.add(string(jsonv.Obj(env...).AppendJSON(nil))))
+	r.env = append(r.env, p.envs.add(pl.env))
 	r.dur = append(r.dur, dur)
 	r.link = append(r.link, -1)
 	r.tool = append(r.tool, toolIdx)
 
-	p.noteEvent(run, row, v, typ, payload, seq, badLine, &flags)
+	p.noteEvent(run, row, pl, badLine, &flags)
 	if typ == "session.stop" {
 		run.stopped = true
 	}
-	if hasType && typ == "session.start" && hasPayload {
+	if pl.hasType && typ == "session.start" && pl.hasPayload {
 		if res, _ := payload.Get("resumed"); res.IsTrue() {
 			run.ResumedRow = int(row)
 			if rid, ok := payload.Get("resumes_run_id"); ok && rid.Kind() == jsonv.String {
@@ -484,12 +437,13 @@ func (p *Page) addLine(fi int, name string, l *line, runOf map[[2]string]int, ba
 
 // noteEvent applies an event to its run's replay and records what the
 // page draws from it: branch records and the fingerprints events claim.
-func (p *Page) noteEvent(run *runInfo, row int32, v jsonv.Value, typ string, payload jsonv.Value, seq int64, badLine bool, flags *int32) {
+func (p *Page) noteEvent(run *runInfo, row int32, pl *prepared, badLine bool, flags *int32) {
 	ri := int(p.rows.run[row])
+	typ, payload := pl.typ, pl.payload
 	if !badLine {
-		if ev, err := journal.FromValue(v); err == nil {
-			if !p.opt.HasThrough || seq <= p.opt.Through {
-				run.red.Apply(v, &ev)
+		if pl.evOK {
+			if !p.opt.HasThrough || pl.seq <= p.opt.Through {
+				run.red.ApplyCanonical(pl.canon, &pl.ev)
 				s := &run.src
 				s.applied++
 				switch typ {
@@ -541,31 +495,6 @@ func (p *Page) noteEvent(run *runInfo, row int32, v jsonv.Value, typ string, pay
 		}
 		p.branches = append(p.branches, b)
 	}
-}
-
-// liftSet is the set of envelope members a row holds in columns.
-type liftSet uint8
-
-var liftable = [...]string{"event_id", "timestamp", "type", "sequence", "parent_event_id", "duration_ms", "payload"}
-
-func (s *liftSet) set(key string, ok bool) {
-	if !ok {
-		return
-	}
-	for i, k := range liftable {
-		if k == key {
-			*s |= 1 << i
-		}
-	}
-}
-
-func (s liftSet) has(key string) bool {
-	for i, k := range liftable {
-		if k == key {
-			return s&(1<<i) != 0
-		}
-	}
-	return false
 }
 
 // isSynthesized reports whether a tool.result payload is the repair session

@@ -433,6 +433,15 @@ func (p *Page) island(lanes []laneData) []byte {
 		w.endArr()
 	}
 	w.endArr()
+	w.key("dangling")
+	w.arr()
+	for _, row := range slices.Sorted(maps.Keys(p.dangling)) {
+		w.arr()
+		w.int(int64(row))
+		w.str(p.dangling[row])
+		w.endArr()
+	}
+	w.endArr()
 	w.kint("payloadLimit", int64(p.lim.PayloadBytes))
 	if p.opt.HasThrough {
 		w.kint("through", p.opt.Through)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
 )
@@ -53,15 +52,11 @@ func (p *Page) checkFingerprints(srcs []Source) error {
 			}
 		}
 		reds := map[int]*reducer.Reducer{}
-		err := scan(srcs[fi], func(l *line) error {
-			if !l.val.IsValid() {
+		err := scan(srcs[fi], func(l *prepared) error {
+			if !l.evOK {
 				return nil
 			}
-			ev, err := journal.FromValue(l.val)
-			if err != nil {
-				return nil
-			}
-			ri, ok := runOf[[2]string{ev.SessionID, ev.Provenance.RunID}]
+			ri, ok := runOf[[2]string{l.ev.SessionID, l.ev.Provenance.RunID}]
 			if !ok || want[ri] == nil {
 				return nil
 			}
@@ -70,7 +65,7 @@ func (p *Page) checkFingerprints(srcs []Source) error {
 				red = reducer.New()
 				reds[ri] = red
 			}
-			red.Apply(l.val, &ev)
+			red.ApplyCanonical(l.canon, &l.ev)
 			if cs := want[ri][int64(red.Applied())]; cs != nil {
 				fp := red.State().Fingerprint
 				for _, c := range cs {

@@ -32,6 +32,7 @@
     problemsOf.get(p.row).push(p);
   }
   const cutSize = new Map(D.cut);
+  const dangling = new Map(D.dangling); // row -> a parent_event_id no earlier event of the run has
   const typeName = (r) => (E.type[r] >= 0 ? D.types[E.type[r]] : "");
   const actorName = (r) => (E.actor[r] >= 0 ? D.actors[E.actor[r]] : "");
 
@@ -269,6 +270,7 @@
     if (E.ts[r] !== "") have.set("timestamp", s(E.ts[r]));
     if (E.type[r] >= 0) have.set("type", s(D.types[E.type[r]]));
     if (E.parent[r] >= 0) have.set("parent_event_id", s(E.id[E.parent[r]]));
+    else if (E.parent[r] === -2) have.set("parent_event_id", s(dangling.get(r)));
     if (E.dur[r] !== "") have.set("duration_ms", { t: "n", v: E.dur[r] });
     const order = ["trace_version", "event_id", "session_id", "sequence", "timestamp", "type", "actor", "provenance", "redaction", "parent_event_id", "duration_ms"];
     const m = [];
@@ -288,6 +290,7 @@
     if (E.ts[r]) fact("time", E.ts[r]);
     if (E.actor[r] >= 0) fact("actor", D.laneNames[E.lane[r]] + " " + actorName(r));
     if (E.parent[r] >= 0) fact("parent", jumpButton(E.parent[r]));
+    else if (E.parent[r] === -2) fact("parent", dangling.get(r) + " (no earlier event of this run has this id)");
     const t = typeName(r);
     if (E.link[r] >= 0) fact(t === "tool.request" ? "result" : "call", jumpButton(E.link[r]));
     d.append(facts);
