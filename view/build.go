@@ -207,7 +207,7 @@ type Page struct {
 	checks   []*fpCheck
 	notes    []string
 	toolRecs []toolRec
-	cutSize  map[int32]int // rows whose payload was cut: its whole length
+	cutSize  map[int32]int    // rows whose payload was cut: its whole length
 	dangling map[int32]string // rows whose parent_event_id names no earlier event of the run
 	data     int64
 	full     bool // Limits.Events reached
