@@ -91,11 +91,14 @@ const TC = (function () {
   function escPointer(k) { return k.replace(/~/g, "~0").replace(/\//g, "~1"); }
 
   // renderJSON draws a tree as indented JSON in a <pre>. Nodes whose JSON
-  // pointer (under base) is in marks get class "mark"; a member whose
-  // pointer is in marks and that the other side lacks is marked the same.
+  // pointer is in opts.marks get class "mark". With opts.fold, an object
+  // or array below the top with nothing marked inside is drawn as {…} or
+  // […]: the same on both sides of a diff, it would only be noise.
   function renderJSON(node, opts) {
     opts = opts || {};
     const marks = opts.marks || null;
+    const markList = marks ? [...marks] : [];
+    const hasMarkBelow = (ptr) => markList.some((m) => m.startsWith(ptr + "/"));
     const pre = el("pre", { class: "json" + (opts.cls ? " " + opts.cls : "") });
     const out = [];
     function text(s, cls) { out.push(cls ? el("span", { class: cls }, s) : s); }
@@ -113,6 +116,9 @@ const TC = (function () {
       inner(n, ind, ptr);
     }
     function inner(n, ind, ptr) {
+      if (opts.fold && ptr !== "" && (n.t === "o" || n.t === "a") && (n.t === "o" ? n.m.length : n.e.length) > 0 && !hasMarkBelow(ptr)) {
+        return out.push(el("span", { class: "p folded", title: "unchanged" }, n.t === "o" ? "{…}" : "[…]"));
+      }
       if (n.t === "o") {
         if (n.m.length === 0) return text("{}", "p");
         text("{", "p");

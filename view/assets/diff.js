@@ -46,7 +46,7 @@
   function fullSide(text, line, marks, absentWhy) {
     if (!line) return el("div", { class: "sd absent" }, absentWhy);
     if (text === null) return el("div", { class: "sd muted" }, "line " + line + " (not in the page)");
-    return el("div", { class: "sd open" }, el("div", { class: "lineno muted" }, "line " + line), TC.jsonBlock(text, { marks }));
+    return el("div", { class: "sd open" }, el("div", { class: "lineno muted" }, "line " + line), TC.jsonBlock(text, { marks, fold: marks.size > 0 }));
   }
 
   function diffRow(r, i) {
