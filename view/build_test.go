@@ -85,6 +85,10 @@ func TestJoinsAndLinks(t *testing.T) {
 	if p.rows.parent[1] != 0 || p.rows.parent[9] != -1 || p.rows.parent[10] != 9 {
 		t.Errorf("parents of rows 1, 9, 10: %d %d %d", p.rows.parent[1], p.rows.parent[9], p.rows.parent[10])
 	}
+	// A parent no earlier event has is kept as text, for the page to say so.
+	if q := build(t, Options{}, "testdata/bad/parent-not-earlier.jsonl"); len(q.dangling) != 1 {
+		t.Errorf("dangling parents %v", q.dangling)
+	}
 	if len(p.runs) != 3 || p.runs[1].Resumes != 0 || p.runs[2].Resumes != 1 || p.runs[1].ResumedRow != 9 {
 		t.Errorf("resume markers: %+v %+v", p.runs[1], p.runs[2])
 	}

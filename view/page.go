@@ -15,12 +15,7 @@ import (
 var assets embed.FS
 
 var tmpl = template.Must(template.New("").Funcs(template.FuncMap{
-	"plural": func(n int, one, many string) string {
-		if n == 1 {
-			return one
-		}
-		return many
-	},
+	"plural": pluralS,
 	"short": func(s string) string {
 		if len(s) > 16 {
 			return s[:16] + "…"
