@@ -383,7 +383,7 @@
       for (const n of tl.querySelectorAll(".item.target")) n.classList.remove("target");
       node.classList.add("target");
     }
-    if (location.hash !== "#e" + r) history.replaceState(null, "", "#e" + r);
+    if (location.hash !== "#r" + r) history.replaceState(null, "", "#r" + r);
   }
 
   // ---- filtering ---------------------------------------------------------
@@ -499,7 +499,9 @@
     });
   });
 
-  // Links from the overview (and #eN in the address) open their event.
+  // Links from the overview (and #rN in the address: row N) open their
+  // event. Rows have ids eN; the address uses another name so that the
+  // browser's own jump to an anchor does not undo the page's placing.
   document.addEventListener("click", (e) => {
     const a = e.target.closest("a.jump");
     if (!a) return;
@@ -507,14 +509,14 @@
     jumpTo(Number(a.dataset.row));
   });
   window.addEventListener("hashchange", () => {
-    const m = /^#e(\d+)$/.exec(location.hash);
+    const m = /^#r(\d+)$/.exec(location.hash);
     if (m && Number(m[1]) < N) jumpTo(Number(m[1]));
   });
 
   computeItems();
   cur = items.findIndex((x) => x >= 0);
   render();
-  const m = /^#e(\d+)$/.exec(location.hash);
+  const m = /^#r(\d+)$/.exec(location.hash);
   if (m && Number(m[1]) < N) pendingJump = Number(m[1]);
   if (pendingJump !== null) jumpTo(pendingJump);
   requestAnimationFrame(() => {

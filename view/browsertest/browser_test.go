@@ -268,8 +268,15 @@ func TestPages(t *testing.T) {
 	})
 
 	t.Run("orphan", func(t *testing.T) {
-		ctx := tab(t, bctx, page(t, dir, "orphan.html", view.Options{}, "testdata/view/interrupted-run.trace.jsonl"))
+		// #r8 in the address opens row 8, with the events before it in sight.
+		ctx := tab(t, bctx, page(t, dir, "orphan.html", view.Options{}, "testdata/view/interrupted-run.trace.jsonl")+"#r8")
 		row := `document.getElementById("e8")`
+		if got := eval[string](t, ctx, `document.activeElement.closest(".item").id + " " + document.activeElement.getAttribute("aria-expanded")`); got != "e8 true" {
+			t.Errorf("#r8 focused %q, want e8 opened", got)
+		}
+		if top := eval[float64](t, ctx, row+`.getBoundingClientRect().top - document.getElementById("timeline").getBoundingClientRect().top`); top < 60 {
+			t.Errorf("#r8 put its row %.0fpx from the top of the list: the events before it are out of sight", top)
+		}
 		if got := eval[string](t, ctx, row+`.className`); !strings.Contains(got, "orphan") {
 			t.Errorf("the unanswered call is not marked: class %q", got)
 		}
