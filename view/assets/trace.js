@@ -202,11 +202,11 @@
     if (cur >= 0 && cur < items.length) want.add(cur); // keep the focused row alive
     for (const [key, node] of live) {
       if (!want.has(key)) {
-        if (node.contains(document.activeElement) && key !== cur) tl.focus({ preventScroll: true });
         node.remove();
         live.delete(key);
       }
     }
+    let resized = false;
     for (const i of want) {
       let node = live.get(i);
       const it = items[i];
@@ -216,12 +216,19 @@
         node.dataset.item = String(it);
         tl.append(node);
         live.set(i, node);
+        // An opened row drawn for the first time (after a jump, say) has
+        // its height measured now; the rows after it move down.
+        if (it >= 0 && opened.has(it)) {
+          const extra = Math.max(0, node.offsetHeight - ROW);
+          if (extra !== opened.get(it)) { opened.set(it, extra); resized = true; }
+        }
       }
       place(node, i);
       const head = node.querySelector(".head");
       if (head && head.tagName === "BUTTON") head.tabIndex = i === cur ? 0 : -1;
     }
     rendering = false;
+    if (resized) { rebuildOpenList(); render(); }
   }
 
   function relayout() {
@@ -488,7 +495,6 @@
     requestAnimationFrame(render);
   }, { passive: true });
   window.addEventListener("resize", () => {
-    for (const [r] of opened) opened.set(r, opened.get(r));
     requestAnimationFrame(() => {
       for (const [i, node] of live) {
         const it = items[i];

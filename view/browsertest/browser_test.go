@@ -391,6 +391,13 @@ func TestPages(t *testing.T) {
 		if n := eval[int](t, ctx, `document.querySelectorAll("#timeline .item").length`); n > 200 {
 			t.Errorf("%d rows in the DOM after scrolling to the end", n)
 		}
+		// A jump far down opens the row there; the next row starts below
+		// its opened payload, not over it.
+		eval[any](t, ctx, `window.tracecheckView.jumpTo(15000), null`)
+		gap := eval[float64](t, ctx, `document.getElementById("e15001").getBoundingClientRect().top - document.getElementById("e15000").getBoundingClientRect().bottom`)
+		if gap < -1 { // sub-pixel positions round
+			t.Errorf("row 15001 overlaps the opened row 15000 by %.0fpx", -gap)
+		}
 		if n := eval[int](t, ctx, `performance.getEntriesByType("resource").length`); n != 0 {
 			t.Errorf("the page loaded %d resources; it must need none", n)
 		}
