@@ -11,6 +11,7 @@ package fakemodel
 import (
 	"strings"
 
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
@@ -85,6 +86,39 @@ func (m *Model) Requests() [][]reducer.Message {
 	out := make([][]reducer.Message, len(m.requests))
 	for i, r := range m.requests {
 		out[i] = reducer.CloneMessages(r)
+	}
+	return out
+}
+
+// ResponsePayloads returns the model.response payloads a runner records
+// when t answers turn (1-based), as the reference runtime writes them: for
+// a whole turn one {turn, content, stop, tool_calls}; for a streamed turn
+// one {turn, delta, accumulated, final, tool_calls: []} per chunk, the last
+// with final true.
+func (t Turn) ResponsePayloads(turn int) []jsonv.Value {
+	if !t.Streamed() {
+		calls := make([]jsonv.Value, len(t.ToolCalls))
+		for i, c := range t.ToolCalls {
+			calls[i] = c.Value()
+		}
+		return []jsonv.Value{jsonv.Obj(
+			jsonv.M("turn", jsonv.Int(int64(turn))),
+			jsonv.M("content", jsonv.Str(t.Content)),
+			jsonv.M("stop", jsonv.BoolValue(t.Stop)),
+			jsonv.M("tool_calls", jsonv.Arr(calls...)),
+		)}
+	}
+	out := make([]jsonv.Value, len(t.Chunks))
+	acc := ""
+	for i, chunk := range t.Chunks {
+		acc += chunk
+		out[i] = jsonv.Obj(
+			jsonv.M("turn", jsonv.Int(int64(turn))),
+			jsonv.M("delta", jsonv.Str(chunk)),
+			jsonv.M("accumulated", jsonv.Str(acc)),
+			jsonv.M("final", jsonv.BoolValue(i == len(t.Chunks)-1)),
+			jsonv.M("tool_calls", jsonv.Arr()),
+		)
 	}
 	return out
 }

@@ -51,7 +51,7 @@ func (c *RunChecker) Check(e *Event) *Error {
 		}
 		if e.Provenance.RunID != c.runID {
 			return &Error{EventID: e.EventID, Code: MixedRun, Pointer: "/provenance/run_id",
-				Msg: fmt.Sprintf("run_id %q differs from the journal's %q: a journal holds one run", e.Provenance.RunID, c.runID)}
+				Msg: fmt.Sprintf("run_id %q differs from the journal's %q: a journal holds one run (to read one run of a multi-run file, give --run RUN_ID)", e.Provenance.RunID, c.runID)}
 		}
 	}
 	if e.Sequence != c.next {
@@ -308,4 +308,10 @@ func (d *decoder) str() string {
 	s := string(d.b[:n])
 	d.b = d.b[n:]
 	return s
+}
+
+// Position returns the run identity the checker holds (empty before the
+// first event) and the sequence the next event must carry.
+func (c *RunChecker) Position() (sessionID, runID string, next int64) {
+	return c.sessionID, c.runID, c.next
 }

@@ -3,6 +3,9 @@ package journal
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
 // Code classifies why a line or a journal was rejected. Callers branch on
@@ -59,22 +62,50 @@ type Error struct {
 }
 
 // Error formats as "file:line: CODE event <id> at <pointer>: message".
+// The file name, the event id and the pointer came from input: each is
+// printed as textsafe.Quote gives it (as is when plain, quoted and escaped
+// otherwise), and any character of the message that could forge a line or
+// drive a terminal is escaped (SafeText), so the line is one line, as
+// written.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(textsafe.Quote(e.File))
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	b.WriteString(": ")
 	b.WriteString(string(e.Code))
 	if e.EventID != "" {
-		fmt.Fprintf(&b, " event %s", e.EventID)
+		fmt.Fprintf(&b, " event %s", textsafe.Quote(e.EventID))
 	}
 	if e.Pointer != "" {
-		fmt.Fprintf(&b, " at %s", e.Pointer)
+		fmt.Fprintf(&b, " at %s", textsafe.Quote(e.Pointer))
 	}
 	b.WriteString(": ")
-	b.WriteString(e.Msg)
+	b.WriteString(SafeText(e.Msg))
+	return b.String()
+}
+
+// SafeText returns s with every character textsafe.Quote would escape
+// (controls, invalid bytes, bidirectional and invisible formatting
+// characters) replaced by its escape, and everything else as it is: for
+// prose that quotes input (a schema library's message, a JSON line) and
+// must stay readable and on one line.
+func SafeText(s string) string {
+	if textsafe.Plain(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		c := s[i : i+size]
+		if q := textsafe.Quote(c); r != '"' && r != '\\' && r != ' ' && q != c {
+			b.WriteString(q[1 : len(q)-1]) // the escape, without Quote's quotes
+		} else {
+			b.WriteString(c)
+		}
+		i += size
+	}
 	return b.String()
 }
 

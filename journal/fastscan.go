@@ -76,6 +76,7 @@ type lineScanner struct {
 	provs      memoSet
 	reds       memoSet
 	normalized bool   // write the normalized encoding (no session_id, timestamp, provenance.run_id)
+	checkOnly  bool   // check the line only: no canonical encoding, no payload Value
 	session    string // the last session_id read, an owned copy
 	// wantPayload says which events also need their payload as a Value;
 	// those are built from the scan that canonicalizes the payload.
@@ -444,184 +445,218 @@ func plainUint(line []byte, i int) (int64, int, bool) {
 	return n, j, err == nil
 }
 
-// scan reads one line. On success it appends the event's canonical encoding
-// (or the normalized one) to dst and fills out; ok false means "take the
-// general path", and dst is returned unchanged.
+// envelope is what readEnvelope found on a line: the members' values as
+// written (aliasing the line), the sequence, the interned type and the
+// checked actor, provenance and redaction objects.
+type envelope struct {
+	seen                                     int // presence bits of the members read
+	eventID, sessionID, ts, parentID, seqRaw []byte
+	durRaw, payload                          []byte
+	typ                                      string
+	seq                                      int64
+	actor, prov, red                         *objMemo
+}
+
+// scan reads one line in three steps: the envelope (readEnvelope), the
+// canonical encoding with the payload checked (appendCanonical), the
+// event (fillEvent). On success it has appended the event's canonical
+// encoding (or the normalized one; nothing with checkOnly) to dst and
+// filled out; ok false means "take the general path", and dst is returned
+// unchanged.
 func (s *lineScanner) scan(dst, line []byte, out *leanLine) (_ []byte, ok bool) {
-	var (
-		seen                                     int
-		eventID, sessionID, ts, parentID, seqRaw []byte
-		durRaw, payload                          []byte
-		typ                                      string
-		seq                                      int64
-		actor, prov, red                         *objMemo
-	)
-	if len(line) < 2 || line[0] != '{' {
+	var env envelope
+	if !s.readEnvelope(line, &env) {
 		return dst, false
 	}
-	i := 1
-	for {
+	if dst, ok = s.appendCanonical(dst, &env, out); !ok {
+		return dst, false
+	}
+	s.fillEvent(out, &env)
+	return dst, true
+}
+
+// readEnvelope reads the line's members in any order, each once, checking
+// each value with the schema's rules; the payload is only delimited here.
+// It fails on anything outside the lean subset.
+func (s *lineScanner) readEnvelope(line []byte, env *envelope) bool {
+	if len(line) < 2 || line[0] != '{' {
+		return false
+	}
+	for i := 1; ; i++ {
 		ke, ok := scanString(line, i)
 		if !ok || ke+1 >= len(line) || line[ke+1] != ':' {
-			return dst, false
+			return false
 		}
 		bit := envelopeKey(line[i+1 : ke])
-		if bit == 0 || seen&bit != 0 {
-			return dst, false
+		if bit == 0 || env.seen&bit != 0 {
+			return false
 		}
-		seen |= bit
-		i = ke + 2
-		if i >= len(line) {
-			return dst, false
+		env.seen |= bit
+		if i, ok = s.readMember(line, ke+2, bit, env); !ok || i >= len(line) {
+			return false
 		}
-		switch bit {
-		case fTraceVersion, fEventID, fSessionID, fTimestamp, fType, fParentEventID:
-			se, ok := scanString(line, i)
-			if !ok {
-				return dst, false
-			}
-			v := line[i+1 : se]
-			i = se + 1
-			switch bit {
-			case fTraceVersion:
-				ok = string(v) == TraceVersion
-			case fEventID:
-				eventID, ok = v, len(v) > 0
-			case fSessionID:
-				sessionID, ok = v, len(v) > 0
-			case fParentEventID:
-				parentID, ok = v, len(v) > 0
-			case fTimestamp:
-				ts, ok = v, isDateTime(v)
-			case fType:
-				typ, ok = internType(v)
-			}
-			if !ok {
-				return dst, false
-			}
-		case fSequence:
-			n, j, ok := plainUint(line, i)
-			if !ok {
-				return dst, false
-			}
-			seq, seqRaw, i = n, line[i:j], j
-		case fDurationMS:
-			_, j, ok := plainUint(line, i)
-			if !ok {
-				return dst, false
-			}
-			durRaw, i = line[i:j], j
-		case fActor:
-			if actor = s.actors.find(line[i:]); actor != nil {
-				i += len(actor.raw)
-			} else if actor, i, ok = s.readActor(line, i); !ok {
-				return dst, false
-			}
-		case fProvenance:
-			if prov = s.provs.find(line[i:]); prov != nil {
-				i += len(prov.raw)
-			} else if prov, i, ok = s.readProvenance(line, i); !ok {
-				return dst, false
-			}
-		case fRedaction:
-			if red = s.reds.find(line[i:]); red != nil {
-				i += len(red.raw)
-			} else if red, i, ok = s.readRedaction(line, i); !ok {
-				return dst, false
-			}
-		case fPayload:
-			if line[i] != '{' {
-				return dst, false
-			}
-			j, ok := skipValue(line, i)
-			if !ok {
-				return dst, false
-			}
-			payload, i = line[i:j], j
+		switch line[i] {
+		case '}':
+			return i == len(line)-1 && env.seen&fRequired == fRequired
+		case ',':
+		default:
+			return false
 		}
-		if i >= len(line) {
-			return dst, false
-		}
-		if line[i] == '}' {
-			if i != len(line)-1 {
-				return dst, false
-			}
-			break
-		}
-		if line[i] != ',' {
-			return dst, false
-		}
-		i++
 	}
-	if seen&fRequired != fRequired {
-		return dst, false
-	}
+}
 
-	// Write the canonical encoding: members sorted by key.
+// readMember reads the value of the member bit starting at line[i] into
+// env and returns the index past it.
+func (s *lineScanner) readMember(line []byte, i, bit int, env *envelope) (int, bool) {
+	if i >= len(line) {
+		return 0, false
+	}
+	var ok bool
+	switch bit {
+	case fTraceVersion, fEventID, fSessionID, fTimestamp, fType, fParentEventID:
+		return readStringMember(line, i, bit, env)
+	case fSequence:
+		var j int
+		if env.seq, j, ok = plainUint(line, i); ok {
+			env.seqRaw = line[i:j]
+		}
+		return j, ok
+	case fDurationMS:
+		var j int
+		if _, j, ok = plainUint(line, i); ok {
+			env.durRaw = line[i:j]
+		}
+		return j, ok
+	case fActor:
+		return recall(&s.actors, line, i, &env.actor, s.readActor)
+	case fProvenance:
+		return recall(&s.provs, line, i, &env.prov, s.readProvenance)
+	case fRedaction:
+		return recall(&s.reds, line, i, &env.red, s.readRedaction)
+	case fPayload:
+		if line[i] != '{' {
+			return 0, false
+		}
+		j, ok := skipValue(line, i)
+		if ok {
+			env.payload = line[i:j]
+		}
+		return j, ok
+	}
+	return 0, false
+}
+
+// readStringMember reads one of the envelope's string members.
+func readStringMember(line []byte, i, bit int, env *envelope) (int, bool) {
+	se, ok := scanString(line, i)
+	if !ok {
+		return 0, false
+	}
+	v := line[i+1 : se]
+	switch bit {
+	case fTraceVersion:
+		ok = string(v) == TraceVersion
+	case fEventID:
+		env.eventID, ok = v, len(v) > 0
+	case fSessionID:
+		env.sessionID, ok = v, len(v) > 0
+	case fParentEventID:
+		env.parentID, ok = v, len(v) > 0
+	case fTimestamp:
+		env.ts, ok = v, isDateTime(v)
+	case fType:
+		env.typ, ok = internType(v)
+	}
+	return se + 1, ok
+}
+
+// recall reads an actor, provenance or redaction object at line[i]: one
+// remembered by its bytes, or one read (and remembered) by read.
+func recall(set *memoSet, line []byte, i int, dst **objMemo, read func([]byte, int) (*objMemo, int, bool)) (int, bool) {
+	if m := set.find(line[i:]); m != nil {
+		*dst = m
+		return i + len(m.raw), true
+	}
+	m, end, ok := read(line, i)
+	*dst = m
+	return end, ok
+}
+
+// appendCanonical writes the event's canonical encoding, members sorted by
+// key, and checks the payload on the way (only checks it, with checkOnly).
+// On failure dst is returned as it was.
+func (s *lineScanner) appendCanonical(dst []byte, env *envelope, out *leanLine) ([]byte, bool) {
+	out.value = jsonv.Value{}
+	if s.checkOnly {
+		return dst, s.canon.Check(env.payload) == nil
+	}
 	start := len(dst)
 	dst = append(dst, `{"actor":`...)
-	dst = append(dst, actor.canon...)
-	if durRaw != nil {
+	dst = append(dst, env.actor.canon...)
+	if env.durRaw != nil {
 		dst = append(dst, `,"duration_ms":`...)
-		dst = append(dst, durRaw...)
+		dst = append(dst, env.durRaw...)
 	}
 	dst = append(dst, `,"event_id":`...)
-	dst = appendQuoted(dst, eventID)
-	if parentID != nil {
+	dst = appendQuoted(dst, env.eventID)
+	if env.parentID != nil {
 		dst = append(dst, `,"parent_event_id":`...)
-		dst = appendQuoted(dst, parentID)
+		dst = appendQuoted(dst, env.parentID)
 	}
 	dst = append(dst, `,"payload":`...)
 	var err error
-	out.value = jsonv.Value{}
-	if s.wantPayload != nil && s.wantPayload(typ, payload) {
-		dst, out.value, err = s.canon.AppendValue(dst, payload)
+	if s.wantPayload != nil && s.wantPayload(env.typ, env.payload) {
+		dst, out.value, err = s.canon.AppendValue(dst, env.payload)
 	} else {
-		dst, err = s.canon.Append(dst, payload)
+		dst, err = s.canon.Append(dst, env.payload)
 	}
 	if err != nil {
 		return dst[:start], false
 	}
 	dst = append(dst, `,"provenance":`...)
 	if s.normalized {
-		dst = append(dst, prov.norm...)
+		dst = append(dst, env.prov.norm...)
 	} else {
-		dst = append(dst, prov.canon...)
+		dst = append(dst, env.prov.canon...)
 	}
 	dst = append(dst, `,"redaction":`...)
-	dst = append(dst, red.canon...)
+	dst = append(dst, env.red.canon...)
 	dst = append(dst, `,"sequence":`...)
-	dst = append(dst, seqRaw...)
+	dst = append(dst, env.seqRaw...)
 	if !s.normalized {
 		dst = append(dst, `,"session_id":`...)
-		dst = appendQuoted(dst, sessionID)
+		dst = appendQuoted(dst, env.sessionID)
 		dst = append(dst, `,"timestamp":`...)
-		dst = appendQuoted(dst, ts)
+		dst = appendQuoted(dst, env.ts)
 	}
 	dst = append(dst, `,"trace_version":"0.1.0","type":"`...)
-	dst = append(dst, typ...)
-	dst = append(dst, '"', '}')
+	dst = append(dst, env.typ...)
+	return append(dst, '"', '}'), true
+}
 
-	if string(sessionID) != s.session {
-		s.session = string(sessionID)
+// fillEvent fills out.ev from a read envelope: strings the reducer keeps
+// are owned (the session id is copied once per session), the rest alias
+// the line.
+func (s *lineScanner) fillEvent(out *leanLine, env *envelope) {
+	if string(env.sessionID) != s.session {
+		s.session = string(env.sessionID)
 	}
-	out.payload = payload
+	out.payload = env.payload
 	ev := &out.ev
 	*ev = Event{
 		TraceVersion:  TraceVersion,
-		EventID:       aliasString(eventID),
+		EventID:       aliasString(env.eventID),
 		SessionID:     s.session,
-		Sequence:      seq,
-		Timestamp:     aliasString(ts),
-		Type:          typ,
-		Actor:         actor.actor,
-		Provenance:    prov.prov,
-		Redaction:     red.red,
-		ParentEventID: aliasString(parentID),
+		Sequence:      env.seq,
+		Timestamp:     aliasString(env.ts),
+		Type:          env.typ,
+		Actor:         env.actor.actor,
+		Provenance:    env.prov.prov,
+		Redaction:     env.red.red,
+		ParentEventID: aliasString(env.parentID),
 	}
-	if durRaw != nil {
-		d, _ := strconv.ParseInt(string(durRaw), 10, 64) // plainUint checked it
+	if env.durRaw != nil {
+		d, _ := strconv.ParseInt(string(env.durRaw), 10, 64) // plainUint checked it
 		ev.DurationMS = jsonv.Int(d)
 	}
-	return dst, true
 }

@@ -1,17 +1,23 @@
 // Package journal reads, checks and writes Trace 0.1.0 session journals:
 // append-only JSONL files holding one event per line.
 //
-// A Journal is one run of one session, checked against the seed's
-// invariants: at least one event, sequence exactly 0..n-1 in order, a single
-// session_id and a single provenance.run_id, every parent_event_id naming an
-// earlier event, and no event_id twice. Validate checks a whole file the way
+// A Journal is one run of one session, checked against the invariants of
+// the curriculum's lesson s07 (github.com/vpromise/inside-coding-agents):
+// at least one event, sequence exactly 0..n-1 in order, a single session_id
+// and a single provenance.run_id, every parent_event_id naming an earlier
+// event, and no event_id twice. Validate checks a whole file the way
 // the reference validator does: every line against the Trace event schema,
 // then the same invariants run by run, where a run is the events sharing
 // (session_id, provenance.run_id).
 //
 // Every problem is an *Error carrying a stable Code, the file, the 1-based
 // line, the event_id when known and the JSON pointer of the failing field.
-// Reading is streaming: memory is bounded by the longest line, not the file.
+// Reading is streaming: memory is bounded by the longest line, not the
+// file. Validate and Stream need at most MemoryPerLineByte (8) bytes of
+// heap per byte of the longest line, plus a few MB: no line is held as a
+// tree unless a caller asks for its payload (StreamOptions.Payloads), and
+// Validate keeps a run in the reference shape as one number, so a file of
+// a million runs costs tens of MB.
 package journal
 
 import (
@@ -135,12 +141,10 @@ func isCascade(code Code, seq, want int64, undecoded int) bool {
 // Lines are decoded in parallel on the lean path (see pipeline.go).
 func Validate(r io.Reader, file string) []*Error {
 	var errs []*Error
-	groups := map[[2]string]*RunChecker{}
-	var last *RunChecker
-	var lastSession, lastRun string
+	groups := newRunGroups()
 	n := 0
 	undecoded := 0 // lines that failed before the invariants could see them
-	runPipeline(r, pipeConfig{mode: modeLean}, func(b *batch) bool {
+	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true}, func(b *batch) bool {
 		for i, l := range b.lines {
 			res := &b.res[i]
 			n++
@@ -160,17 +164,7 @@ func Validate(r io.Reader, file string) []*Error {
 				continue
 			}
 			ev := &res.ev
-			c := last
-			if c == nil || ev.SessionID != lastSession || ev.Provenance.RunID != lastRun {
-				if c = groups[[2]string{ev.SessionID, ev.Provenance.RunID}]; c == nil {
-					c = newGroupChecker()
-					// Copies: the event's strings alias the batch.
-					groups[[2]string{string([]byte(ev.SessionID)), string([]byte(ev.Provenance.RunID))}] = c
-				}
-			}
-			want := c.Next()
-			cerr := c.Check(ev)
-			last, lastSession, lastRun = c, c.sessionID, c.runID // the checker's own copies
+			want, cerr := groups.check(ev)
 			if cerr != nil && undecoded > 0 && isCascade(cerr.Code, ev.Sequence, want, undecoded) {
 				// An earlier line was already reported as undecodable; a gap
 				// or a missing parent it explains would only repeat it.

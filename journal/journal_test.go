@@ -3,6 +3,7 @@ package journal_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,7 +120,36 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("Read: got %v, want a *journal.Error", err)
 			}
 			checkErr(t, "Read", je, name, tt.read, tt.readLin)
+
+			// The streaming pass of replay, fingerprint and branch agrees.
+			err = journal.Stream(bytes.NewReader(data), name, journal.StreamOptions{}, func(*journal.Entry) error { return nil })
+			if !errors.As(err, &je) {
+				t.Fatalf("Stream: got %v, want a *journal.Error", err)
+			}
+			checkErr(t, "Stream", je, name, tt.read, tt.readLin)
 		})
+	}
+	// testdata/README.md states both codes of every fixture: it must say
+	// what this table says.
+	readme := readFixture(t, "README.md")
+	for _, tt := range tests {
+		row := fmt.Sprintf("| %s | ", tt.file)
+		i := bytes.Index(readme, []byte(row))
+		if i < 0 {
+			t.Errorf("testdata/README.md has no row for %s", tt.file)
+			continue
+		}
+		line, _, _ := bytes.Cut(readme[i:], []byte("\n"))
+		cells := strings.Split(strings.Trim(string(line), "| "), " | ")
+		at := func(code journal.Code, n int) string {
+			if n == 0 {
+				return fmt.Sprintf("`%s`", code)
+			}
+			return fmt.Sprintf("`%s` (line %d)", code, n)
+		}
+		if len(cells) != 4 || cells[2] != at(tt.validate, tt.validLine) || cells[3] != at(tt.read, tt.readLin) {
+			t.Errorf("testdata/README.md says %q for %s; the code reports %s and %s", line, tt.file, at(tt.validate, tt.validLine), at(tt.read, tt.readLin))
+		}
 	}
 	// Every fixture must have a case: a new file with no expectation is a
 	// test nobody runs.

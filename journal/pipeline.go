@@ -8,14 +8,19 @@ package journal
 // core, decode, check and canonicalize whole batches in parallel; the caller's
 // goroutine takes the batches back in input order and runs what must be
 // sequential: the journal invariants, the reducer, the hash. Batches are
-// recycled through a fixed pool, so memory is bounded by the pool (a few MB)
-// and the longest line, whatever the file's size.
+// recycled through a fixed pool, and the bytes in flight are bounded too
+// (maxInFlight): a batch holding a very long line waits until it is the
+// only one in flight, so at most one such line is being decoded at a time.
+// Memory is thus a few MB plus a small multiple of the longest line,
+// whatever the file's size (see MemoryPerLineByte).
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
@@ -25,7 +30,55 @@ const (
 	// bigBatch: a batch whose buffer grew past this (a very long line) gives
 	// it back instead of keeping it in the pool.
 	bigBatch = 4 << 20
+	// maxInFlight bounds the line bytes handed to the workers and not yet
+	// consumed; a batch larger than this goes alone.
+	maxInFlight = 8 << 20
 )
+
+// MemoryPerLineByte is the bound this package keeps on the memory a
+// streaming pass (Validate, Stream, and so every command built on them)
+// needs for its longest line: at most MemoryPerLineByte bytes of heap per
+// byte of the longest line, plus a few MB that do not depend on the input.
+// A line is held by the reader, by its batch and by its canonical
+// encoding; the payload is never decoded into a tree unless a caller asks
+// for it (StreamOptions.Payloads), and the JSON scanner keeps only the open
+// containers and the open objects' keys. TestMemoryBoundedByLongestLine
+// measures it.
+const MemoryPerLineByte = 8
+
+// byteGate bounds the bytes in flight in a pipeline.
+type byteGate struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	used   int
+	closed bool
+}
+
+// acquire waits until n more bytes fit under maxInFlight, or nothing is in
+// flight; it returns false once the gate is closed.
+func (g *byteGate) acquire(n int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for !g.closed && g.used > 0 && g.used+n > maxInFlight {
+		g.cond.Wait()
+	}
+	g.used += n
+	return !g.closed
+}
+
+func (g *byteGate) release(n int) {
+	g.mu.Lock()
+	g.used -= n
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
+func (g *byteGate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
 
 type pipeMode uint8
 
@@ -46,6 +99,7 @@ type lineResult struct {
 	ev     Event
 	val    jsonv.Value // modeFull
 	ca, cb int         // modeLean: canonical bytes are canon[ca:cb]
+	pa, pb int         // modeLean: the payload as written is buf[pa:pb]
 }
 
 type batch struct {
@@ -57,26 +111,31 @@ type batch struct {
 	done    chan struct{}
 }
 
-func (b *batch) reset() {
+// reset empties the batch for reuse. It reports whether it let go of the
+// buffers of a very long line.
+func (b *batch) reset() (dropped bool) {
 	if cap(b.buf) > bigBatch {
-		b.buf = nil
+		b.buf, dropped = nil, true
 	}
 	if cap(b.canon) > bigBatch {
-		b.canon = nil
+		b.canon, dropped = nil, true
 	}
 	b.buf, b.lines, b.canon, b.readErr = b.buf[:0], b.lines[:0], b.canon[:0], nil
 	clear(b.res) // drop references to Values and payloads
 	b.res = b.res[:0]
+	return dropped
 }
 
 // pipeConfig says what the workers do.
 type pipeConfig struct {
 	mode       pipeMode
+	checkOnly  bool                                  // modeLean: check lines, write no canonical encoding (Validate)
 	normalized bool                                  // modeLean: write the normalized encoding
 	payloads   func(typ string, payload []byte) bool // modeLean: which events get Event.Payload
 	workers    int
-	firstLine  int   // line number of the input's first line, minus one
-	offset     int64 // byte offset of the input's first byte
+	firstLine  int    // line number of the input's first line, minus one
+	offset     int64  // byte offset of the input's first byte
+	run        string // single-run passes: deliver only this run's events (StreamOptions.RunID)
 }
 
 // runPipeline streams r through the workers and hands each batch, in input
@@ -96,6 +155,8 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 	ordered := make(chan *batch, nb)
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
+	gate := &byteGate{}
+	gate.cond.L = &gate.mu
 
 	wg.Add(1)
 	go func() { // the reader
@@ -111,7 +172,11 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 			case <-quit:
 				return
 			}
-			b.reset()
+			// Read on only while the bytes in flight are under the bound:
+			// a very long line is not joined by the next one.
+			if !gate.acquire(0) {
+				return
+			}
 			end := false
 			for len(b.lines) < batchLines && len(b.buf) < batchBytes {
 				l, err := rd.Next()
@@ -124,11 +189,20 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 					break
 				}
 				a := len(b.buf)
-				b.buf = append(b.buf, l.Raw...)
+				if a == 0 && len(l.Raw) > batchBytes {
+					// A long line: the batch takes the reader's buffer
+					// rather than a copy, and the reader starts a new one.
+					b.buf, rd.buf = l.Raw, nil
+				} else {
+					b.buf = append(b.buf, l.Raw...)
+				}
 				b.lines = append(b.lines, batchLine{num: l.Num, off: l.Offset, a: a, b: len(b.buf), torn: l.Torn})
 			}
 			if len(b.lines) == 0 && b.readErr == nil {
 				return // clean end of input
+			}
+			if !gate.acquire(len(b.buf)) {
+				return
 			}
 			select {
 			case ordered <- b:
@@ -152,6 +226,7 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 			defer wg.Done()
 			var s lineScanner
 			s.normalized = cfg.normalized
+			s.checkOnly = cfg.checkOnly
 			s.wantPayload = cfg.payloads
 			for b := range work {
 				b.process(&s, &cfg)
@@ -169,12 +244,26 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 		if !consume(b) {
 			stopped = true
 			close(quit)
+			gate.close()
 			continue
 		}
+		gate.release(len(b.buf))
+		// Emptied now, not when it is next filled: a batch waiting in the
+		// pool must not keep a long line's buffers alive.
+		dropped := b.reset()
 		free <- b
+		if dropped {
+			// A very long line's buffers are garbage now: collect them
+			// before the next such line is read, so that memory follows
+			// the longest line, not the collector's pacing (which lets
+			// several lines' garbage pile up). Such lines are rare; a
+			// collection costs far less than decoding one.
+			runtime.GC()
+		}
 	}
 	if !stopped {
 		close(quit)
+		gate.close()
 	}
 	wg.Wait()
 }
@@ -202,23 +291,38 @@ func (b *batch) process(s *lineScanner, cfg *pipeConfig) {
 			res.ev = out.ev
 			// Built from the line as written, so member order is kept.
 			res.ev.Payload = out.value
+			res.pa, res.pb = spanIn(b.buf, l.a, raw, out.payload)
 		} else {
-			v, ev, err := DecodeLine(raw)
+			env, ev, payload, err := decodeEnvelope(&s.canon, raw)
 			if err != nil {
 				res.err = err
 				continue
 			}
-			if cfg.normalized {
-				v = Normalize(v)
+			if !cfg.checkOnly {
+				if cfg.normalized {
+					env = Normalize(env)
+				}
+				b.canon, _ = appendCanonicalEvent(b.canon, &s.canon, env, payload) // the payload was checked
 			}
-			b.canon = v.AppendCanonical(b.canon)
 			res.ev = ev
-			if cfg.payloads == nil || !cfg.payloads(ev.Type, nil) {
-				res.ev.Payload = jsonv.Value{}
+			res.ev.Payload = jsonv.Value{}
+			if cfg.payloads != nil && cfg.payloads(ev.Type, payload) {
+				res.ev.Payload, _ = jsonv.Parse(payload)
 			}
+			res.pa, res.pb = spanIn(b.buf, l.a, raw, payload)
 		}
 		res.cb = len(b.canon)
 	}
+}
+
+// spanIn returns where sub, a part of raw = buf[a:...], is in buf; an
+// empty span for nil.
+func spanIn(buf []byte, a int, raw, sub []byte) (int, int) {
+	if sub == nil {
+		return a, a
+	}
+	off := a + cap(raw) - cap(sub)
+	return off, off + len(sub)
 }
 
 // PayloadMembers calls fn with the key and the value as written of each
@@ -307,6 +411,11 @@ type Entry struct {
 	Raw       []byte
 	Canonical []byte
 	Event     *Event
+	// PayloadText is the payload as written (valid JSON, checked as
+	// strictly as jsonv.Parse checks), valid until the callback returns:
+	// a caller can take what it needs from it (jsonv.MemberText,
+	// Canonicalizer.AppendOrdered) without a tree of the whole payload.
+	PayloadText []byte
 }
 
 // StreamOptions tune Stream.
@@ -317,10 +426,20 @@ type StreamOptions struct {
 	// Payloads selects the event types whose payload is decoded into
 	// Event.Payload; nil decodes none. The payload as written is passed too,
 	// so a caller may look at it (see PayloadMembers) and decline events it
-	// would ignore.
+	// would ignore. A decoded payload is a tree, several times the size of
+	// its text: a caller that needs only parts of it reads
+	// Entry.PayloadText instead.
 	Payloads func(typ string, payload []byte) bool
 	// Workers is the number of decoding goroutines; 0 is one per core.
 	Workers int
+	// RunID, when set, reads one run of a multi-run file: the events whose
+	// provenance.run_id is RunID, wherever they are (the runs of a session
+	// store follow one another; interleaved runs are read the same way).
+	// Every line is still decoded and checked against the schema; the
+	// other runs' events are then skipped, and the selected ones must form
+	// a single-run journal on their own. A RunID no event carries is a
+	// *RunNotFoundError.
+	RunID string
 	// Resume continues a journal whose prefix was checked earlier: r starts
 	// at byte Offset of the file, just after line Line, and the invariants
 	// continue from Checker's state (which Stream updates). An empty tail is
@@ -341,7 +460,7 @@ type Resume struct {
 // It stops at the first problem, with the same *Error that Scan reports, or
 // at the first error from fn. Memory stays flat whatever the input's size.
 func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error) error {
-	cfg := pipeConfig{mode: modeLean, normalized: opt.Normalized, payloads: opt.Payloads, workers: opt.Workers}
+	cfg := pipeConfig{mode: modeLean, normalized: opt.Normalized, payloads: opt.Payloads, workers: opt.Workers, run: opt.RunID}
 	c := NewRunChecker()
 	if opt.Resume != nil {
 		c = opt.Resume.Checker
@@ -351,13 +470,25 @@ func Stream(r io.Reader, file string, opt StreamOptions, fn func(e *Entry) error
 	n, err := runSingle(r, file, cfg, c, func(b *batch, i int) error {
 		l, res := b.lines[i], &b.res[i]
 		raw := b.buf[l.a:l.b]
-		e = Entry{Line: l.num, Offset: l.off, End: l.off + int64(len(raw)) + 1, Raw: raw, Canonical: b.canon[res.ca:res.cb], Event: &res.ev}
+		e = Entry{Line: l.num, Offset: l.off, End: l.off + int64(len(raw)) + 1, Raw: raw, Canonical: b.canon[res.ca:res.cb], Event: &res.ev,
+			PayloadText: b.buf[res.pa:res.pb]}
 		return fn(&e)
 	})
 	if err == nil && n == 0 && opt.Resume == nil {
 		err = emptyJournal(file)
+		if opt.RunID != "" {
+			err = &RunNotFoundError{File: file, RunID: opt.RunID}
+		}
 	}
 	return err
+}
+
+// RunNotFoundError says that no event of a file carries the run id asked
+// for (StreamOptions.RunID).
+type RunNotFoundError struct{ File, RunID string }
+
+func (e *RunNotFoundError) Error() string {
+	return fmt.Sprintf("%s: no event of run %s", textsafe.Quote(e.File), textsafe.Quote(e.RunID))
 }
 
 // runSingle is the consumer of a single-run pass (Scan, Stream): each line
@@ -368,6 +499,9 @@ func runSingle(r io.Reader, file string, cfg pipeConfig, c *RunChecker, emit fun
 	n := 0
 	runPipeline(r, cfg, func(b *batch) bool {
 		for i, l := range b.lines {
+			if res := &b.res[i]; cfg.run != "" && !l.torn && res.err == nil && res.ev.Provenance.RunID != cfg.run {
+				continue // another run's event: decoded and schema-checked, not this journal's
+			}
 			if lerr := stopAt(file, l, &b.res[i], c); lerr != nil {
 				out = lerr
 				return false

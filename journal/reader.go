@@ -54,6 +54,9 @@ func (r *Reader) Next() (Line, error) {
 	if r.stopped != nil {
 		return Line{}, r.stopped
 	}
+	if cap(r.buf) > bigBatch {
+		r.buf = nil // the last line was very long: do not keep its buffer for the rest
+	}
 	r.buf = r.buf[:0]
 	for {
 		frag, err := r.r.ReadSlice('\n')
@@ -61,6 +64,13 @@ func (r *Reader) Next() (Line, error) {
 			r.num++
 			r.stopped = &Error{Line: r.num, Code: LineTooLong, Msg: fmt.Sprintf("line is longer than %d bytes; reading stopped", r.max)}
 			return Line{}, r.stopped
+		}
+		if need := len(r.buf) + len(frag); need > cap(r.buf) {
+			// Double, at least: a long line arrives in 256 KiB fragments,
+			// and growing by append's 1.25x would allocate five times it.
+			nb := make([]byte, len(r.buf), max(need, 2*cap(r.buf), 4096))
+			copy(nb, r.buf)
+			r.buf = nb
 		}
 		r.buf = append(r.buf, frag...)
 		if err == bufio.ErrBufferFull {

@@ -1,6 +1,6 @@
 package reducer
 
-// Streaming replay and checkpoints (seed 004, exercise F).
+// Streaming replay and checkpoints (the curriculum's lesson s07, exercise F).
 //
 // StreamReplay replays a journal file in one parallel streaming pass
 // (journal.Stream): it never holds the events, only the view. A Checkpoint
@@ -13,21 +13,36 @@ package reducer
 //
 // A checkpoint is an acceleration structure, never an authority: the source
 // journal is only read, never changed or truncated. Before it is used, a
-// checkpoint is checked against its source (Verify): versions, the size, the
-// digest of the last checkpointed line, of the first line and of 16 blocks
-// sampled across the prefix, and on request the digest of the whole prefix.
-// Any mismatch means the checkpoint is ignored and the replay starts from
-// zero.
+// checkpoint is checked twice. Against itself: its SHA-256 trailer (the
+// header's digest, checked when it is loaded, and the projection's, checked
+// before the projection is used), and the state it restores (the fingerprint
+// state must hash to the fingerprint it records, the prefix state to the
+// prefix digest over exactly Offset bytes, the checker state must be at the
+// next sequence of the same session and run). Against its source (Verify):
+// versions, the size, the digest of the last checkpointed line, of the first
+// line and of 16 blocks sampled across the prefix, and on request the digest
+// of the whole prefix. Any mismatch means the checkpoint is ignored and the
+// replay starts from zero.
 //
-// File format: the first line is a JSON header (CheckpointFormat); then one
-// line per projection item, user messages, then assistant messages (JSON
-// strings), then tool results (JSON objects as recorded). Resuming reads the
-// header only; the items are read when the whole view is asked for.
+// ReplayFile writes a checkpoint only where it may: never over the journal
+// it replays (the same path, or the same file by device and inode: a hard
+// link or a symbolic link to it), never over a directory or anything but a
+// regular file, and never over a file that does not start like a
+// checkpoint (a missing file is created).
+//
+// File format: the first line is CheckpointFormat; the second a JSON header
+// (Checkpoint); then one line per projection item, user messages, then
+// assistant messages (JSON strings), then tool results (JSON objects as
+// recorded); last the trailer, "sha256 <header> <items>\n": the SHA-256 of
+// the header line and of the item lines. Resuming reads the header only;
+// the items are read when the whole view is asked for.
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -36,6 +51,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
@@ -43,8 +59,19 @@ import (
 	"github.com/tracecheck/tracecheck/schema"
 )
 
-// CheckpointFormat names the checkpoint file format.
-const CheckpointFormat = "tracecheck-checkpoint/1"
+// CheckpointFormat names the checkpoint file format; it is also the file's
+// first line.
+const CheckpointFormat = "tracecheck-checkpoint/2"
+
+// checkpointMagic is a checkpoint's first line, and oldCheckpointStart how
+// a checkpoint of the first format (a JSON header first) begins: both are
+// files ReplayFile may replace.
+const (
+	checkpointMagic    = CheckpointFormat + "\n"
+	oldCheckpointStart = `{"format":"tracecheck-checkpoint/`
+	trailerStart       = "sha256 "
+	trailerLen         = len(trailerStart) + 64 + 1 + 64 + 1
+)
 
 // sampleBlocks and sampleSize set the prefix sample digest: 16 blocks of
 // 4 KiB spread evenly over the prefix, read in constant time.
@@ -89,6 +116,9 @@ type Checkpoint struct {
 
 	path      string   // where it was loaded from
 	itemsFrom int64    // offset of the first item line
+	itemsEnd  int64    // offset of the trailer
+	itemsSHA  string   // the trailer's digest of the item lines
+	itemsOK   bool     // VerifyItems succeeded
 	f         *os.File // open from LoadCheckpoint until Close
 }
 
@@ -119,6 +149,9 @@ type StreamOptions struct {
 	Normalized bool
 	// FingerprintOnly computes the fingerprint without the view.
 	FingerprintOnly bool
+	// RunID reads one run of a multi-run file (journal.StreamOptions.RunID).
+	// It cannot be combined with checkpoints.
+	RunID string
 	// Each, when set, is called with every applied event after it has been
 	// applied (see journal.Entry for what it may keep).
 	Each func(e *journal.Entry)
@@ -152,32 +185,6 @@ type Progress struct {
 // newline ends each line hashed into the anchors (a package variable: a
 // literal passed to hash.Hash.Write escapes).
 var newline = []byte{'\n'}
-
-// replayPayloads selects the payloads the reducer reads: those of
-// user.message, tool.result and session.stop, and of a model.response that
-// has content or is a final streamed chunk (the reducer ignores the other
-// chunks, and most of a streamed answer's events are such chunks).
-func replayPayloads(typ string, payload []byte) bool {
-	switch typ {
-	case "user.message", "tool.result", "session.stop":
-		return true
-	case "model.response":
-		if payload == nil {
-			return true
-		}
-		used := false
-		ok := journal.PayloadMembers(payload, func(k, v []byte) {
-			switch string(k) {
-			case "content":
-				used = true
-			case "final":
-				used = used || string(v) == "true"
-			}
-		})
-		return used || !ok
-	}
-	return false
-}
 
 // StreamReplay replays the journal read from r (named file in errors) in one
 // streaming pass, validating every line and invariant as journal.Read does.
@@ -231,11 +238,10 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 	if opt.HasThrough {
 		through = opt.Through
 	}
-	payloads := replayPayloads
-	if opt.FingerprintOnly {
-		payloads = nil
+	if opt.RunID != "" && (opt.From != nil || opt.Anchors) {
+		return nil, errors.New("reducer: a checkpoint covers a whole file, not one run of it")
 	}
-	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Payloads: payloads, Resume: resume}, func(e *journal.Entry) error {
+	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Resume: resume, RunID: opt.RunID}, func(e *journal.Entry) error {
 		p.total++
 		if e.Event.Sequence > through {
 			return nil
@@ -243,8 +249,8 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		if opt.FingerprintOnly {
 			p.red.hashCanonical(e.Canonical, e.Event)
 		} else {
-			p.red.ApplyCanonical(e.Canonical, e.Event)
-			if len(p.red.state.AppliedSequences) >= 1024 {
+			p.red.applyText(e.Canonical, e.Event, e.PayloadText)
+			if len(p.red.state.AppliedSequences) >= 1024 || p.red.memBytes >= spillBytes {
 				if err := p.drain(); err != nil {
 					return err
 				}
@@ -279,6 +285,9 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		return nil, err
 	}
 	if p.total == 0 {
+		if opt.RunID != "" {
+			return nil, &journal.RunNotFoundError{File: file, RunID: opt.RunID}
+		}
 		return nil, &journal.Error{File: file, Code: journal.EmptyJournal, Msg: "a session journal needs at least one event"}
 	}
 	if opt.HasThrough && (through < 0 || through >= int64(p.total)) {
@@ -302,11 +311,18 @@ func (p *Progress) RunID() string { return p.red.state.RunID }
 // come in Branch's order after the journal's own: ErrBlankBranchID, then a
 // *RangeError.
 func StreamBranch(r io.Reader, file string, forkSeq int64, branchID string) (BranchRecord, error) {
+	return StreamBranchRun(r, file, "", forkSeq, branchID)
+}
+
+// StreamBranchRun is StreamBranch for the run runID of a multi-run file
+// (all of a single-run file when runID is empty); see
+// journal.StreamOptions.RunID.
+func StreamBranchRun(r io.Reader, file, runID string, forkSeq int64, branchID string) (BranchRecord, error) {
 	// The ids are gathered in one buffer and cut into strings at the end:
 	// a million ids cost their bytes and one string header each.
 	var text []byte
 	var ends []int
-	p, err := StreamReplay(r, file, StreamOptions{Through: forkSeq, HasThrough: true, FingerprintOnly: true,
+	p, err := StreamReplay(r, file, StreamOptions{Through: forkSeq, HasThrough: true, FingerprintOnly: true, RunID: runID,
 		Each: func(e *journal.Entry) {
 			text = append(text, e.Event.EventID...)
 			ends = append(ends, len(text))
@@ -386,35 +402,66 @@ func (p *Progress) Checkpoint(src io.ReaderAt) (*Checkpoint, error) {
 }
 
 // WriteCheckpoint writes cp and p's view to path, atomically (see
-// atomicfile.WriteFunc), with mode 0600.
+// atomicfile.WriteFunc), with mode 0600, sealed with the SHA-256 trailer.
+// It replaces whatever path holds: ReplayFile checks first that path may
+// be replaced (see CheckCheckpointPath).
 func WriteCheckpoint(path string, cp *Checkpoint, p *Progress) error {
 	n := p.listCounts()
+	cp.Format = CheckpointFormat
 	cp.UserMessages, cp.AssistantMessages, cp.ToolResults = n[listUsers], n[listAssistants], n[listResults]
 	head, err := json.Marshal(cp)
 	if err != nil {
 		return err
 	}
+	head = append(head, '\n')
+	headSum := sha256.Sum256(head)
 	return atomicfile.WriteFunc(path, 0o600, func(w io.Writer) error {
-		if _, err := w.Write(append(head, '\n')); err != nil {
+		if _, err := io.WriteString(w, checkpointMagic); err != nil {
 			return err
 		}
-		return p.eachItem(func(_ int, line []byte) error {
-			if _, err := w.Write(line); err != nil {
+		if _, err := w.Write(head); err != nil {
+			return err
+		}
+		items := sha256.New()
+		iw := io.MultiWriter(w, items)
+		err := p.eachItem(func(_ int, line []byte) error {
+			if _, err := iw.Write(line); err != nil {
 				return err
 			}
-			_, err := w.Write(newline)
+			_, err := iw.Write(newline)
 			return err
 		})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s%x %x\n", trailerStart, headSum, items.Sum(nil))
+		return err
 	})
 }
 
 // maxHeader bounds a checkpoint header line.
 const maxHeader = 1 << 20
 
-// LoadCheckpoint reads a checkpoint's header. It does not read the
-// projection items (see Projection) and does not check the source (see
-// Verify).
+// DamagedError says that a checkpoint file is not intact: its trailer does
+// not match what it seals, or the state it holds contradicts itself.
+type DamagedError struct{ Path, Reason string }
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("checkpoint %s is damaged: %s", e.Path, e.Reason)
+}
+
+// LoadCheckpoint reads a checkpoint's header, checks it against the
+// trailer's digest, and checks the state it restores against itself. It
+// does not read the projection items (see VerifyItems) and does not check
+// the source (see Verify). A path that is not a regular file is an error
+// saying what it is; a damaged file is a *DamagedError.
 func LoadCheckpoint(path string) (*Checkpoint, error) {
+	// Look before opening: opening a FIFO would wait for a writer.
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if err := regularFile(fi); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -425,29 +472,190 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 			f.Close()
 		}
 	}()
-	br := bufio.NewReaderSize(f, 64<<10)
-	var line []byte
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := regularFile(fi); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	damaged := func(f string, a ...any) error { return &DamagedError{Path: path, Reason: fmt.Sprintf(f, a...)} }
+	size := fi.Size()
+	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 64<<10)
+	first, err := br.ReadSlice('\n')
+	switch {
+	case bytes.HasPrefix(first, []byte(oldCheckpointStart)):
+		return nil, fmt.Errorf("checkpoint %s: an older format, this is %q", path, CheckpointFormat)
+	case err != nil || string(first) != checkpointMagic:
+		return nil, fmt.Errorf("checkpoint %s: not a replay checkpoint (no %q line)", path, CheckpointFormat)
+	}
+	var head []byte
 	for {
 		frag, err := br.ReadSlice('\n')
-		line = append(line, frag...)
-		if err == bufio.ErrBufferFull && len(line) < maxHeader {
+		head = append(head, frag...)
+		if err == bufio.ErrBufferFull && len(head) < maxHeader {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint %s: no header line", path)
+			return nil, damaged("no header line")
 		}
 		break
 	}
+	itemsFrom := int64(len(checkpointMagic) + len(head))
+	if size < itemsFrom+int64(trailerLen) {
+		return nil, damaged("no trailer")
+	}
+	var tr [trailerLen]byte
+	if _, err := f.ReadAt(tr[:], size-int64(trailerLen)); err != nil {
+		return nil, damaged("reading the trailer: %v", err)
+	}
+	headSum, itemsSum, found := parseTrailer(tr[:])
+	if !found {
+		return nil, damaged("no trailer")
+	}
+	if s := sha256.Sum256(head); hex.EncodeToString(s[:]) != headSum {
+		return nil, damaged("the header does not match its SHA-256 in the trailer")
+	}
 	cp := &Checkpoint{}
-	if err := json.Unmarshal(line, cp); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %v", path, err)
+	if err := json.Unmarshal(head, cp); err != nil {
+		return nil, damaged("header: %v", err)
 	}
 	if cp.Format != CheckpointFormat {
 		return nil, fmt.Errorf("checkpoint %s: format %q, want %q", path, cp.Format, CheckpointFormat)
 	}
-	cp.path, cp.itemsFrom, cp.f = path, int64(len(line)), f
+	if reason := cp.stateProblem(); reason != "" {
+		return nil, damaged("%s", reason)
+	}
+	cp.path, cp.itemsFrom, cp.itemsEnd, cp.itemsSHA, cp.f = path, itemsFrom, size-int64(trailerLen), itemsSum, f
 	ok = true
 	return cp, nil
+}
+
+// parseTrailer splits "sha256 <hex> <hex>\n".
+func parseTrailer(tr []byte) (head, items string, ok bool) {
+	rest, found := bytes.CutPrefix(tr, []byte(trailerStart))
+	if !found || rest[64] != ' ' || rest[len(rest)-1] != '\n' {
+		return "", "", false
+	}
+	head, items = string(rest[:64]), string(rest[65:129])
+	for _, h := range [2]string{head, items} {
+		if _, err := hex.DecodeString(h); err != nil {
+			return "", "", false
+		}
+	}
+	return head, items, true
+}
+
+// stateProblem checks the state a checkpoint restores against the rest of
+// it: what the trailer cannot vouch for (a checkpoint from a faulty writer,
+// or sealed again after an edit) must still hold together. It returns ""
+// when it does.
+func (c *Checkpoint) stateProblem() string {
+	if c.Applied <= 0 || c.Applied != int(c.Sequence)+1 || c.Line < c.Applied || c.Offset <= 0 ||
+		c.UserMessages < 0 || c.AssistantMessages < 0 || c.ToolResults < 0 {
+		return fmt.Sprintf("applied %d events through sequence %d, line %d, offset %d", c.Applied, c.Sequence, c.Line, c.Offset)
+	}
+	fp, err := restoreSHA(c.FingerprintState)
+	if err != nil || closeArray(fp) != c.Fingerprint {
+		return "the fingerprint state does not hash to the fingerprint it records"
+	}
+	raw, err := restoreSHA(c.Source.PrefixState)
+	if err != nil || hex.EncodeToString(raw.Sum(nil)) != c.Source.PrefixSHA256 || shaLen(c.Source.PrefixState) != uint64(c.Offset) {
+		return "the prefix state does not match the prefix digest and length"
+	}
+	var rc journal.RunChecker
+	if err := rc.UnmarshalBinary(c.CheckerState); err != nil {
+		return "the checker state does not decode"
+	}
+	if session, run, next := rc.Position(); session != c.SessionID || run != c.RunID || next != c.Sequence+1 {
+		return "the checker state is not at the checkpoint's session, run and sequence"
+	}
+	return ""
+}
+
+// shaLen returns the message length recorded in a marshaled SHA-256 state
+// (its last 8 bytes, big-endian), or MaxUint64 for a state too short.
+func shaLen(state []byte) uint64 {
+	if len(state) < 8 {
+		return math.MaxUint64
+	}
+	return binary.BigEndian.Uint64(state[len(state)-8:])
+}
+
+// VerifyItems checks the projection items against the trailer's digest,
+// reading them (no parsing). The view is printed from them, so a caller
+// that resumes from c and prints the view calls it first.
+func (c *Checkpoint) VerifyItems() error {
+	if c.itemsOK {
+		return nil
+	}
+	if c.f == nil {
+		return fmt.Errorf("checkpoint %s: closed", c.path)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(c.f, c.itemsFrom, c.itemsEnd-c.itemsFrom)); err != nil {
+		return &DamagedError{Path: c.path, Reason: fmt.Sprintf("reading the projection: %v", err)}
+	}
+	if hex.EncodeToString(h.Sum(nil)) != c.itemsSHA {
+		return &DamagedError{Path: c.path, Reason: "the projection does not match its SHA-256 in the trailer"}
+	}
+	c.itemsOK = true
+	return nil
+}
+
+// regularFile says what fi is when it is not a regular file.
+func regularFile(fi os.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return errors.New("is a directory, not a checkpoint file")
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("is not a regular file (%s)", fi.Mode().Type())
+	}
+	return nil
+}
+
+// PathError says why ReplayFile will not use a checkpoint path: it is the
+// journal itself, a directory or another non-regular file, or a file that
+// is not a replay checkpoint (which would be lost if it were replaced).
+type PathError struct{ Path, Reason string }
+
+func (e *PathError) Error() string { return fmt.Sprintf("checkpoint %s: %s", e.Path, e.Reason) }
+
+// CheckCheckpointPath reports, as a *PathError, why cpPath must not be
+// written as the checkpoint of the journal at path (open as jf): it names
+// the journal itself (the same path, or the same file through a hard or a
+// symbolic link), is not a regular file, or exists and does not start
+// like a replay checkpoint. A missing cpPath is fine: it will be created.
+func CheckCheckpointPath(path string, jf *os.File, cpPath string) error {
+	refuse := func(f string, a ...any) error { return &PathError{Path: cpPath, Reason: fmt.Sprintf(f, a...)} }
+	if filepath.Clean(path) == filepath.Clean(cpPath) {
+		return refuse("is the journal being replayed; refusing to overwrite it")
+	}
+	st, err := os.Stat(cpPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if jst, err := jf.Stat(); err == nil && os.SameFile(st, jst) {
+		return refuse("is the journal being replayed (the same file); refusing to overwrite it")
+	}
+	if err := regularFile(st); err != nil {
+		return refuse("%v", err)
+	}
+	f, err := os.Open(cpPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	start := make([]byte, len(oldCheckpointStart))
+	n, _ := io.ReadFull(f, start)
+	start = start[:n]
+	if !bytes.HasPrefix(start, []byte(checkpointMagic)) && !bytes.Equal(start, []byte(oldCheckpointStart)) {
+		return refuse("exists and is not a replay checkpoint; refusing to replace it (remove it or name another path)")
+	}
+	return nil
 }
 
 // Close releases the checkpoint file. A checkpoint being resumed from is
@@ -467,7 +675,7 @@ func (c *Checkpoint) items() (*journal.Reader, error) {
 	if c.f == nil {
 		return nil, fmt.Errorf("checkpoint %s: closed", c.path)
 	}
-	return journal.NewReader(io.NewSectionReader(c.f, c.itemsFrom, 1<<62)), nil
+	return journal.NewReader(io.NewSectionReader(c.f, c.itemsFrom, c.itemsEnd-c.itemsFrom)), nil
 }
 
 // StaleError says why a checkpoint does not match its source.
@@ -576,6 +784,9 @@ func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Pro
 		p, err = StreamReplay(f, path, opt)
 		return p, "", err
 	}
+	if err := CheckCheckpointPath(path, f, cpPath); err != nil {
+		return nil, "", err
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, "", err
@@ -598,6 +809,8 @@ func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Pro
 			note = fmt.Sprintf("checkpoint ignored (%v); replaying from event zero", verr)
 		} else if opt.HasThrough && opt.Through < cp.Sequence {
 			note = fmt.Sprintf("checkpoint at sequence %d is past --through %d; replaying from event zero", cp.Sequence, opt.Through)
+		} else if ierr := cp.VerifyItems(); ierr != nil {
+			note = fmt.Sprintf("checkpoint ignored (%v); replaying from event zero", ierr)
 		} else {
 			opt.From = cp
 		}

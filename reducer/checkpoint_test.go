@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tracecheck/tracecheck/bench/tracegen"
@@ -212,8 +213,11 @@ func TestStaleCheckpointIgnored(t *testing.T) {
 		{name: "middle edited, full check", source: append(flip(prefix, len(prefix)/3, `"clean"`, `"CLEAN"`), bytes.Join(ls[300:], nil)...), full: true, reason: "prefix changed"},
 		{name: "reducer version", source: full, header: func(c *reducer.Checkpoint) { c.ReducerVersion = "replay/0" }, reason: "reducer version"},
 		{name: "schema", source: full, header: func(c *reducer.Checkpoint) { c.SchemaSHA256 = "x" }, reason: "schema"},
-		{name: "garbage", source: full, raw: "not a checkpoint\n", reason: "ignored"},
-		{name: "empty file", source: full, raw: "", reason: "ignored"},
+		{name: "older format", source: full, raw: `{"format":"tracecheck-checkpoint/1","reducer_version":"replay/1"}` + "\n", reason: "older format"},
+		{name: "no trailer", source: full, raw: "tracecheck-checkpoint/2\n{}\n", reason: "no trailer"},
+		{name: "fingerprint state resealed", source: full, header: func(c *reducer.Checkpoint) { c.FingerprintState[40] ^= 1 }, reason: "fingerprint state"},
+		{name: "checker state resealed", source: full, header: func(c *reducer.Checkpoint) { c.Sequence, c.Applied, c.Line = 298, 299, 299 }, reason: "checker state"},
+		{name: "prefix state resealed", source: full, header: func(c *reducer.Checkpoint) { c.Source.PrefixState[50] ^= 1 }, reason: "prefix state"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -222,15 +226,11 @@ func TestStaleCheckpointIgnored(t *testing.T) {
 			os.WriteFile(path, prefix, 0o644)
 			replayFile(t, path, cp, reducer.StreamOptions{})
 			if tc.header != nil {
-				data, _ := os.ReadFile(cp)
-				head, rest, _ := bytes.Cut(data, []byte("\n"))
-				var c reducer.Checkpoint
-				json.Unmarshal(head, &c)
-				tc.header(&c)
-				head, _ = json.Marshal(&c)
-				os.WriteFile(cp, append(append(head, '\n'), rest...), 0o644)
+				if err := reducer.EditCheckpoint(cp, tc.header); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if tc.raw != "" || tc.name == "empty file" {
+			if tc.raw != "" {
 				os.WriteFile(cp, []byte(tc.raw), 0o644)
 			}
 			os.WriteFile(path, tc.source, 0o644)
@@ -332,5 +332,132 @@ func TestStreamBranchMatchesBranch(t *testing.T) {
 	_, err = reducer.StreamBranch(strings.NewReader("{}\n"), "f", 0, "")
 	if !errors.Is(err, &journal.Error{Code: journal.Schema}) {
 		t.Fatalf("bad journal, blank id: %v", err)
+	}
+}
+
+// TestCheckpointBitFlips flips one bit in each section of a checkpoint
+// (the header's fingerprint state and fingerprint, a projection item, the
+// trailer): the checkpoint is ignored with a note, the replay is right,
+// and the refreshed checkpoint holds the right state again. A flip in the
+// first line makes the file no checkpoint at all: it is not replaced.
+func TestCheckpointBitFlips(t *testing.T) {
+	full := tracegen.Bytes(tracegen.Options{Events: 300, Seed: 5})
+	ls := lines(full)
+	prefix := bytes.Join(ls[:200], nil)
+	want := fromZero(t, full, -1)
+	dir := t.TempDir()
+	path, cp := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "cp")
+	os.WriteFile(path, prefix, 0o644)
+	replayFile(t, path, cp, reducer.StreamOptions{})
+	good, _ := os.ReadFile(cp)
+	head := bytes.Index(good, []byte("\n")) + 1
+	items := head + bytes.Index(good[head:], []byte("\n")) + 1
+	trailer := bytes.LastIndex(good[:len(good)-1], []byte("\n")) + 1
+	at := func(from int, s string) int { return from + bytes.Index(good[from:], []byte(s)) + len(s) }
+	os.WriteFile(path, full, 0o644)
+	for _, tc := range []struct {
+		name string
+		off  int
+	}{
+		{"fingerprint_state", at(head, `"fingerprint_state":"`) + 10},
+		{"checker_state", at(head, `"checker_state":"`) + 6},
+		{"fingerprint", at(head, `"fingerprint":"`) + 3},
+		{"sequence", at(head, `"sequence":`)},
+		{"projection item", items + 5},
+		{"trailer", trailer + 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := bytes.Clone(good)
+			bad[tc.off] ^= 1
+			os.WriteFile(cp, bad, 0o600)
+			p, note, err := reducer.ReplayFile(path, cp, reducer.StreamOptions{}, true)
+			if err != nil {
+				t.Fatalf("ReplayFile: %v", err)
+			}
+			got := checkViews(t, p)
+			p.Close()
+			if !strings.Contains(note, "checkpoint ignored") || !strings.Contains(note, "damaged") {
+				t.Errorf("note %q, want the checkpoint ignored as damaged", note)
+			}
+			if got != want {
+				t.Fatal("replay after a damaged checkpoint differs from replay from zero")
+			}
+			// The refresh wrote the right state, which the next replay uses.
+			got, note = replayFile(t, path, cp, reducer.StreamOptions{})
+			if !strings.Contains(note, "resumed from checkpoint at sequence 299") || got != want {
+				t.Errorf("after the refresh: note %q, same view as from zero: %v", note, got == want)
+			}
+		})
+	}
+	t.Run("first line", func(t *testing.T) {
+		bad := bytes.Clone(good)
+		bad[3] ^= 1
+		os.WriteFile(cp, bad, 0o600)
+		_, _, err := reducer.ReplayFile(path, cp, reducer.StreamOptions{}, false)
+		var pe *reducer.PathError
+		if !errors.As(err, &pe) {
+			t.Fatalf("got %v, want a *PathError", err)
+		}
+		if now, _ := os.ReadFile(cp); !bytes.Equal(now, bad) {
+			t.Fatal("a file that is no checkpoint was replaced")
+		}
+	})
+}
+
+// TestCheckpointNeverReplacesJournalOrOtherFiles: --checkpoint naming the
+// journal (by its path, another spelling of it, a hard link, a symbolic
+// link), a directory, or a file that is not a checkpoint is refused before
+// anything is written; every file is left as it was.
+func TestCheckpointNeverReplacesJournalOrOtherFiles(t *testing.T) {
+	data := tracegen.Bytes(tracegen.Options{Events: 50, Seed: 3})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "j.jsonl")
+	os.WriteFile(path, data, 0o644)
+	hard, soft, other, sub := filepath.Join(dir, "hard"), filepath.Join(dir, "soft"), filepath.Join(dir, "notes.txt"), filepath.Join(dir, "d")
+	if err := os.Link(path, hard); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(path, soft); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(other, []byte("my notes\n"), 0o644)
+	os.Mkdir(sub, 0o755)
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cp, reason string }{
+		{path, "is the journal"},
+		{filepath.Join(dir, ".", "j.jsonl"), "is the journal"},
+		{hard, "is the journal"},
+		{soft, "is the journal"},
+		{other, "not a replay checkpoint"},
+		{empty, "not a replay checkpoint"},
+		{sub, "is a directory"},
+		{fifo, "is not a regular file"},
+	} {
+		_, _, err := reducer.ReplayFile(path, tc.cp, reducer.StreamOptions{}, false)
+		var pe *reducer.PathError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("--checkpoint %s: got %v, want a *PathError saying %q", tc.cp, err, tc.reason)
+		}
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, data) {
+		t.Fatal("the journal changed")
+	}
+	// LoadCheckpoint does not open (and wait on) a FIFO either.
+	if _, err := reducer.LoadCheckpoint(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("LoadCheckpoint(FIFO): %v", err)
+	}
+	if now, _ := os.ReadFile(other); string(now) != "my notes\n" {
+		t.Fatal("a file that is not a checkpoint changed")
+	}
+	// A missing path is created, and the checkpoint may then be refreshed.
+	cp := filepath.Join(dir, "new.checkpoint")
+	replayFile(t, path, cp, reducer.StreamOptions{})
+	if _, note := replayFile(t, path, cp, reducer.StreamOptions{}); !strings.Contains(note, "resumed") {
+		t.Fatalf("note %q", note)
 	}
 }

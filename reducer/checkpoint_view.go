@@ -19,6 +19,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -26,6 +27,11 @@ import (
 // DefaultSpillItems is how many items a view list holds in memory before
 // StreamReplay moves them to a temporary file.
 const DefaultSpillItems = 8192
+
+// spillBytes is how many bytes of items the view lists hold in memory
+// before StreamReplay moves them to a temporary file, whatever their
+// number: a few huge tool results are spilled as soon as they are read.
+const spillBytes = 4 << 20
 
 // The view's lists, in the order they are printed.
 const (
@@ -52,7 +58,7 @@ func (p *Progress) drain() error {
 	if p.spillAt < 0 {
 		return nil
 	}
-	if len(s.UserMessages) < p.spillAt && len(s.AssistantMessages) < p.spillAt && len(s.ToolResults) < p.spillAt {
+	if len(s.UserMessages) < p.spillAt && len(s.AssistantMessages) < p.spillAt && len(p.red.results) < p.spillAt && p.red.memBytes < spillBytes {
 		return nil
 	}
 	if p.spill == nil {
@@ -73,17 +79,24 @@ func (p *Progress) drain() error {
 	for k := 0; k < nLists; k++ {
 		n := p.memLen(k)
 		for i := 0; i < n; i++ {
-			buf = append(p.memItem(buf[:0], k, i), '\n')
-			if _, err := p.spill.w[k].Write(buf); err != nil {
+			item := p.memItem(buf[:0], k, i)
+			if _, err := p.spill.w[k].Write(item); err != nil {
 				return err
+			}
+			if err := p.spill.w[k].WriteByte('\n'); err != nil {
+				return err
+			}
+			if k != listResults {
+				buf = item
 			}
 		}
 		p.spill.count[k] += n
 	}
 	clear(s.UserMessages)
 	clear(s.AssistantMessages)
-	clear(s.ToolResults)
-	s.UserMessages, s.AssistantMessages, s.ToolResults = s.UserMessages[:0], s.AssistantMessages[:0], s.ToolResults[:0]
+	clear(p.red.results)
+	s.UserMessages, s.AssistantMessages, p.red.results = s.UserMessages[:0], s.AssistantMessages[:0], p.red.results[:0]
+	p.red.memBytes = 0
 	return nil
 }
 
@@ -95,19 +108,20 @@ func (p *Progress) memLen(k int) int {
 	case listAssistants:
 		return len(s.AssistantMessages)
 	}
-	return len(s.ToolResults)
+	return len(p.red.results)
 }
 
-// memItem appends the JSON of in-memory item i of list k.
-func (p *Progress) memItem(dst []byte, k, i int) []byte {
+// memItem returns the JSON of in-memory item i of list k, encoded into
+// buf or, for a tool result already held as JSON, the text itself.
+func (p *Progress) memItem(buf []byte, k, i int) []byte {
 	s := &p.red.state
 	switch k {
 	case listUsers:
-		return jsonv.AppendPyString(dst, s.UserMessages[i])
+		return jsonv.AppendPyString(buf, s.UserMessages[i])
 	case listAssistants:
-		return jsonv.AppendPyString(dst, s.AssistantMessages[i])
+		return jsonv.AppendPyString(buf, s.AssistantMessages[i])
 	}
-	return s.ToolResults[i].AppendJSON(dst)
+	return p.red.results[i]
 }
 
 // Close removes the view's temporary files and releases the checkpoint the
@@ -174,9 +188,12 @@ func (p *Progress) eachItem(fn func(k int, line []byte) error) error {
 			}
 		}
 		for i, n := 0, p.memLen(k); i < n; i++ {
-			buf = p.memItem(buf[:0], k, i)
-			if err := fn(k, buf); err != nil {
+			item := p.memItem(buf[:0], k, i)
+			if err := fn(k, item); err != nil {
 				return err
+			}
+			if k != listResults {
+				buf = item
 			}
 		}
 	}
@@ -294,18 +311,20 @@ func (p *Progress) WriteJSON(w io.Writer) error {
 // WriteText writes the view as `tracecheck replay` prints it.
 func (p *Progress) WriteText(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "session_id:  %s\nrun_id:      %s\n", p.red.state.SessionID, p.red.state.RunID)
+	// Ids and the stop reason came from input: quoted when not plain, so
+	// that none can forge a line or drive the terminal.
+	fmt.Fprintf(bw, "session_id:  %s\nrun_id:      %s\n", textsafe.Quote(p.red.state.SessionID), textsafe.Quote(p.red.state.RunID))
 	fmt.Fprintf(bw, "applied:     %d events (sequences %d..%d)\n", p.applied, 0, p.applied-1)
 	stop := "(none)"
 	if r := p.red.state.StopReason; r != nil {
-		stop = *r
+		stop = textsafe.Quote(*r)
 	}
 	fmt.Fprintf(bw, "stop_reason: %s\nfingerprint: %s\n", stop, p.Fingerprint())
 	labels := [nLists]string{"user:        ", "assistant:   ", "tool_result: "}
 	err := p.eachItem(func(k int, line []byte) error {
 		bw.WriteString(labels[k])
 		if k == listResults {
-			bw.Write(line)
+			bw.WriteString(journal.SafeText(string(line))) // JSON leaves C1 controls and bidi characters as they are
 		} else {
 			v, err := jsonv.Parse(line)
 			if err != nil {

@@ -1,6 +1,7 @@
 package reducer_test
 
-// The exercises of seed 004 (s07), each asserting its acceptance criterion.
+// The exercises of the curriculum's lesson s07 (github.com/vpromise/inside-coding-agents),
+// each asserting its acceptance criterion.
 // E (duplicate delivery) lives with the session store, F (checkpoints) with
 // the checkpoint code.
 

@@ -55,6 +55,15 @@ for line in open(sys.argv[1], encoding="utf-8"):
 		if got != want.Text() {
 			t.Errorf("str(%s): got %q, Python %q", c, got, want.Text())
 		}
+		var canon jsonv.Canonicalizer
+		payload := `{"a" : [1,{"content":0}], "content" :` + c + ` , "z":"content"}`
+		if got := pyStrText(&canon, []byte(payload), "content", ""); got != want.Text() {
+			t.Errorf("str(%s) from the text: got %q, Python %q", c, got, want.Text())
+		}
+	}
+	var canon jsonv.Canonicalizer
+	if got := pyStrText(&canon, []byte(`{"reasons":1,"x":{"reason":2}}`), "reason", "unknown"); got != "unknown" {
+		t.Errorf("missing key in the text: got %q, want the default", got)
 	}
 	if got := pyStr(jsonv.Obj(), "reason", "unknown"); got != "unknown" {
 		t.Errorf("missing key: got %q, want the default", got)

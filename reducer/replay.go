@@ -1,13 +1,18 @@
 // Package reducer rebuilds derived views from a validated journal: the
-// replay state of seed 004 (user and assistant messages, tool results, stop
-// reason), the SHA-256 fingerprint of the exact prefix replayed, and branch
-// records that point at a parent prefix without copying or editing it.
+// replay state of the curriculum's lesson s07 (user and assistant
+// messages, tool results, stop reason; the curriculum is
+// github.com/vpromise/inside-coding-agents), the SHA-256 fingerprint of the
+// exact prefix replayed, and branch records that point at a parent prefix
+// without copying or editing it.
 //
 // Replay is a pure function of the ordered events. The fingerprint is the
 // SHA-256 of Python's json.dumps(events, ensure_ascii=False, sort_keys=True,
 // separators=(",", ":")) over the selected events as one JSON array, so it
 // equals the reference implementation's digest byte for byte. It is
-// computed incrementally: a Reducer never holds more than the view itself.
+// computed incrementally: a Reducer never holds more than the view itself,
+// and the streaming replay (StreamReplay) holds no tree of any payload and
+// moves the view to disk past 4 MiB, so its memory is bounded by the
+// longest line (journal.MemoryPerLineByte).
 package reducer
 
 import (
@@ -91,6 +96,12 @@ type Reducer struct {
 	hash  hash.Hash
 	n     int
 	buf   []byte
+
+	// The streaming replay (applyText) keeps tool results as their JSON
+	// text, not as trees, and counts the bytes its lists hold.
+	canon    jsonv.Canonicalizer
+	results  [][]byte
+	memBytes int
 }
 
 // New returns an empty reducer.
@@ -130,6 +141,39 @@ func (r *Reducer) ApplyCanonical(canonical []byte, e *journal.Event) {
 		s.ToolResults = append(s.ToolResults, p)
 	case "session.stop":
 		reason := pyStr(p, "reason", "unknown")
+		s.StopReason = &reason
+	}
+}
+
+// applyText is ApplyCanonical for a payload given as its (valid) text, as
+// the streaming replay reads it: only what the view keeps is decoded (a
+// text member) or re-encoded (a tool result, as Value.AppendJSON would
+// write it), so a huge payload costs what the view holds of it, never a
+// tree of it.
+func (r *Reducer) applyText(canonical []byte, e *journal.Event, payload []byte) {
+	r.hashCanonical(canonical, e)
+	s := &r.state
+	s.AppliedSequences = append(s.AppliedSequences, e.Sequence)
+	text := func(key, def string) string {
+		t := pyStrText(&r.canon, payload, key, def)
+		r.memBytes += len(t)
+		return t
+	}
+	switch e.Type {
+	case "user.message":
+		s.UserMessages = append(s.UserMessages, text("content", ""))
+	case "model.response":
+		if _, ok := jsonv.MemberText(payload, "content"); ok {
+			s.AssistantMessages = append(s.AssistantMessages, text("content", ""))
+		} else if f, _ := jsonv.MemberText(payload, "final"); string(f) == "true" {
+			s.AssistantMessages = append(s.AssistantMessages, text("accumulated", ""))
+		}
+	case "tool.result":
+		b, _ := r.canon.AppendOrdered(nil, payload) // the payload was checked
+		r.results = append(r.results, b)
+		r.memBytes += len(b)
+	case "session.stop":
+		reason := pyStrText(&r.canon, payload, "reason", "unknown")
 		s.StopReason = &reason
 	}
 }

@@ -6,10 +6,11 @@ package scenarios
 // KeyError).
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // pyIsSpace is str.isspace() for one character: Go's unicode.IsSpace plus
@@ -48,39 +49,5 @@ func pyTail(s string, n int) string {
 	return ""
 }
 
-// pyRepr is repr() of a str: single quotes unless the text holds a single
-// quote and no double quote; backslash, the quote, \t \n \r escaped; other
-// non-printable characters as \xhh, \uhhhh or \Uhhhhhhhh (printable as
-// unicode.IsPrint, which follows str.isprintable up to the Unicode
-// versions of Go and Python).
-func pyRepr(s string) string {
-	quote := '\''
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteRune(quote)
-	for _, r := range s {
-		switch {
-		case r == quote || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r >= 0x20 && r < 0x7f, r > 0xa0 && unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteRune(quote)
-	return b.String()
-}
+// pyRepr is Python's repr() of a str (see jsonv.AppendPyReprString).
+func pyRepr(s string) string { return string(jsonv.AppendPyReprString(nil, []byte(s))) }

@@ -263,7 +263,7 @@ func (a *agent) loop(first int) (string, error) {
 			return "", err
 		}
 		t := a.model.Respond(a.msgs, a.tools.names())
-		responses := responsePayloads(turn, t)
+		responses := t.ResponsePayloads(turn)
 		for i, p := range responses {
 			err := a.rec.emit("model.response", a.modelActor(), p)
 			if i == len(responses)-1 {
@@ -396,36 +396,6 @@ func failedResult(call reducer.ToolCall, e *ToolError) jsonv.Value {
 		jsonv.M("error", jsonv.Str(e.Msg)),
 		jsonv.M("error_type", jsonv.Str(e.Type)),
 	)
-}
-
-// responsePayloads is the turn's model.response payloads: one per chunk
-// of a streamed turn, else one with the content and tool calls.
-func responsePayloads(turn int, t fakemodel.Turn) []jsonv.Value {
-	if !t.Streamed() {
-		calls := make([]jsonv.Value, len(t.ToolCalls))
-		for i, c := range t.ToolCalls {
-			calls[i] = c.Value()
-		}
-		return []jsonv.Value{jsonv.Obj(
-			jsonv.M("turn", jsonv.Int(int64(turn))),
-			jsonv.M("content", jsonv.Str(t.Content)),
-			jsonv.M("stop", jsonv.BoolValue(t.Stop)),
-			jsonv.M("tool_calls", jsonv.Arr(calls...)),
-		)}
-	}
-	out := make([]jsonv.Value, len(t.Chunks))
-	acc := ""
-	for i, chunk := range t.Chunks {
-		acc += chunk
-		out[i] = jsonv.Obj(
-			jsonv.M("turn", jsonv.Int(int64(turn))),
-			jsonv.M("delta", jsonv.Str(chunk)),
-			jsonv.M("accumulated", jsonv.Str(acc)),
-			jsonv.M("final", jsonv.BoolValue(i == len(t.Chunks)-1)),
-			jsonv.M("tool_calls", jsonv.Arr()),
-		)
-	}
-	return out
 }
 
 // appendAssistant appends the turn's assistant message; withCalls attaches

@@ -1,16 +1,20 @@
 // Command tracecheck validates, replays, fingerprints and branches Trace
-// 0.1.0 session journals, and verifies scripted scenarios against committed
-// golden traces.
+// 0.1.0 session journals; verifies scripted scenarios against committed
+// golden traces; checks learners' programs on the curriculum's exercises;
+// and lints, imports and repairs real coding agents' session logs.
 //
 // Exit codes are the same for every command: 0 success, 1 the input was
 // checked and found wanting (invalid trace, drift, rejected event), 2 the
-// command line itself was wrong (unknown flag, scenario or session, missing file).
+// command line itself was wrong (unknown flag, scenario or session, missing
+// file). exercise and conform add 3: the program under test broke the
+// subject protocol, which is never counted as a learner's failure.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -49,11 +53,18 @@ func commands() []command {
 		{"fingerprint", "print the SHA-256 fingerprint of a journal prefix", runFingerprint},
 		{"branch", "print the branch record for a fork point", runBranch},
 		{"verify", "render scenarios and compare them with the golden traces", runVerify},
+		{"diff", "compare two traces: every differing event, field pointers, a unified diff", runDiff},
+		{"normalize", "print a trace's tolerant form, to capture a golden from a real run", runNormalize},
 		{"list", "list the built-in scenarios", runList},
 		{"render", "print the trace a scenario renders and the expectations it would need", runRender},
 		{"review", "accept or reject the pending goldens verify wrote", runReview},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
 		{"view", "write a self-contained HTML page of traces, or of a golden and its drift", runView},
+		{"exercise", "the learners' exercises A-F and R, checked on a program in any language", runExercise},
+		{"conform", "check a subject program on every exercise it supports: -- CMD ARGS...", runConform},
+		{"lint", "check (and repair) coding agents' session logs: Codex, Claude Code, pi, TS harness", runLint},
+		{"import", "convert a coding agent's session log to Trace 0.1.0", runImport},
+		{"model", "serve a scenario's scripted model over HTTP, run agents against it, record and replay", runModel},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }
@@ -148,7 +159,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s COMMAND --help' for a command's flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 checked and failed, 2 usage error.\n")
+	fmt.Fprintf(w, "Exit status: 0 ok, 1 checked and failed, 2 usage error; 3 (exercise, conform) the\nprogram under test broke the subject protocol.\n")
 }
 
 // newFlags returns a flag set whose --help prints usageLine and the flags,
@@ -225,4 +236,45 @@ func runVersion(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "tracecheck %s (trace %s)\n", version, journal.TraceVersion)
 	return exitOK
+}
+
+// checkFormat reports whether format is one of allowed (text and json when
+// none are given); otherwise it prints a one-line usage error.
+func checkFormat(e *env, cmd, format string, allowed ...string) bool {
+	if len(allowed) == 0 {
+		allowed = []string{"text", "json"}
+	}
+	if slices.Contains(allowed, format) {
+		return true
+	}
+	usageError(e, cmd, "--format must be one of %s, not %q", strings.Join(allowed, ", "), format)
+	return false
+}
+
+// notes returns a writer for notes on stderr: each line written to it gets
+// "tracecheck CMD: " in front, except indented continuation lines.
+func notes(w io.Writer, cmd string) io.Writer {
+	return &noteWriter{w: w, prefix: programName + " " + cmd + ": "}
+}
+
+type noteWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (n *noteWriter) Write(b []byte) (int, error) {
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "  ") {
+			out.WriteString(n.prefix)
+		}
+		out.WriteString(line)
+	}
+	if _, err := io.WriteString(n.w, out.String()); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

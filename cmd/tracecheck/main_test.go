@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,4 +110,14 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q (want one line pointing at --help)", args, code, stderr)
 		}
 	}
+}
+
+// needPython returns the path of python3, or skips the test saying so.
+func needPython(tb testing.TB) string {
+	tb.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		tb.Skip("SKIPPED: python3 is not on PATH")
+	}
+	return py
 }

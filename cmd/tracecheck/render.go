@@ -33,36 +33,9 @@ func runRender(e *env, args []string) int {
 	if fset.NArg() != 1 {
 		return usageError(e, "render", "want one scenario id or scenario file, got %d arguments", fset.NArg())
 	}
-	arg := fset.Arg(0)
-	var sc *scenarios.Scenario
-	if strings.HasSuffix(arg, ".json") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, os.PathSeparator) {
-		if *scenarioDir != "" {
-			return usageError(e, "render", "--scenario-dir goes with a scenario id, not a file")
-		}
-		s, err := scenarios.LoadFile(arg)
-		var pe *fs.PathError
-		switch {
-		case errors.As(err, &pe):
-			return usageError(e, "render", "%s: %v", textsafe.Quote(pe.Path), pe.Err)
-		case err != nil:
-			fmt.Fprintf(e.stderr, "%s render: %s\n", programName, verify.SafeLines(err.Error()))
-			return exitUsage
-		}
-		sc = s
-	} else {
-		src, _, err := verify.LocateScenarios(workDir(), *scenarioDir)
-		if err != nil {
-			return usageError(e, "render", "%v", err)
-		}
-		all, code, ok := loadScenarios(e, "render", src)
-		if !ok {
-			return code
-		}
-		sel, err := scenarios.Select(all, []string{arg})
-		if err != nil {
-			return usageError(e, "render", "%v", err)
-		}
-		sc = sel[0]
+	sc, code, ok := loadScenarioRef(e, "render", fset.Arg(0), *scenarioDir)
+	if !ok {
+		return code
 	}
 
 	r, err := scenarios.Render(sc)
@@ -99,4 +72,39 @@ func runRender(e *env, args []string) int {
 // a scenario file does not need.
 func unescapeHTML(s string) string {
 	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(s)
+}
+
+// loadScenarioRef reads the scenario ref names: a scenario file when ref
+// looks like a path (ends in .json or holds a slash), else the scenario of
+// that id from --scenario-dir, the module's scenarios/ or the embedded ones.
+// Problems are one-line usage errors.
+func loadScenarioRef(e *env, cmd, ref, scenarioDir string) (*scenarios.Scenario, int, bool) {
+	if strings.HasSuffix(ref, ".json") || strings.ContainsRune(ref, '/') || strings.ContainsRune(ref, os.PathSeparator) {
+		if scenarioDir != "" {
+			return nil, usageError(e, cmd, "--scenario-dir goes with a scenario id, not a file"), false
+		}
+		sc, err := scenarios.LoadFile(ref)
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			return nil, usageError(e, cmd, "%s: %v", textsafe.Quote(pe.Path), pe.Err), false
+		case err != nil:
+			fmt.Fprintf(e.stderr, "%s %s: %s\n", programName, cmd, verify.SafeLines(err.Error()))
+			return nil, exitUsage, false
+		}
+		return sc, 0, true
+	}
+	src, _, err := verify.LocateScenarios(workDir(), scenarioDir)
+	if err != nil {
+		return nil, usageError(e, cmd, "%v", err), false
+	}
+	all, code, ok := loadScenarios(e, cmd, src)
+	if !ok {
+		return nil, code, false
+	}
+	sel, err := scenarios.Select(all, []string{ref})
+	if err != nil {
+		return nil, usageError(e, cmd, "%v", err), false
+	}
+	return sel[0], 0, true
 }

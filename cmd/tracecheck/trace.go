@@ -2,15 +2,19 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
@@ -36,42 +40,173 @@ func openInput(e *env, path string) (io.ReadCloser, string, error) {
 }
 
 func runValidate(e *env, args []string) int {
-	fs := newFlags(e, "validate", "validate FILE...",
+	fs := newFlags(e, "validate", "validate FILE... [--format text|json|junit|github] [-q]",
 		"Check each Trace JSONL file: every line against the Trace 0.1.0 schema, then the\n"+
-			"journal invariants of each run (session_id + provenance.run_id) in it. Problems\n"+
-			"are printed on stderr as FILE:LINE: CODE message. '-' reads standard input.\n"+
-			"Exit 0 when every file is valid, 1 when any is not, 2 on usage errors.")
-	quiet := fs.BoolP("quiet", "q", false, "print nothing for valid files")
+			"journal invariants of each run (session_id + provenance.run_id) in it. A file\n"+
+			"may hold several runs: each is checked on its own, so a second session or run\n"+
+			"is not an error here (replay, fingerprint and branch take one run).\n\n"+
+			"--format text (the default) prints problems on stderr as\n"+
+			"FILE:LINE: CODE event ID at POINTER: message and 'ok FILE' on stdout; json\n"+
+			"prints {\"ok\", \"files\": [{\"file\", \"ok\", \"problems\": [{\"code\", \"line\",\n"+
+			"\"event_id\", \"pointer\", \"message\"}]}]} on stdout; junit prints JUnit XML, one\n"+
+			"testcase per file, each problem in its failure text; github prints a GitHub\n"+
+			"Actions annotation (::error file=FILE,line=LINE::...) per problem. '-' reads\n"+
+			"standard input, once. Exit 0 when every file is valid, 1 when any is not, 2 on\n"+
+			"usage errors (a missing file included).")
+	quiet := fs.BoolP("quiet", "q", false, "text format: print nothing for valid files")
+	format := fs.String("format", "text", "output `FORMAT`: text, json, junit or github")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
+	}
+	switch *format {
+	case "text", "json", "junit", "github":
+	default:
+		return usageError(e, "validate", "--format must be text, json, junit or github, not %s", textsafe.Quote(*format))
 	}
 	if fs.NArg() == 0 {
 		return usageError(e, "validate", "no FILE given")
 	}
+	if stdinTwice(fs.Args()) {
+		return usageError(e, "validate", "'-' (standard input) given more than once")
+	}
 	status := exitOK
+	var results []fileResult
 	for _, path := range fs.Args() {
 		r, name, err := openInput(e, path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck validate: %v\n", err)
+			msg := journal.SafeText(err.Error())
+			fmt.Fprintf(e.stderr, "tracecheck validate: %s\n", msg)
 			status = exitUsage
+			results = append(results, fileResult{File: name, Error: msg, Problems: []problem{}})
 			continue
 		}
 		errs := journal.Validate(r, name)
 		r.Close()
+		res := fileResult{File: name, OK: len(errs) == 0, Problems: make([]problem, 0, len(errs)), errs: errs}
 		for _, verr := range errs {
-			fmt.Fprintln(e.stderr, verr.Error())
+			res.Problems = append(res.Problems, problem{Code: string(verr.Code), Line: verr.Line, EventID: verr.EventID, Pointer: verr.Pointer, Message: verr.Msg})
 		}
-		if len(errs) > 0 {
-			if status == exitOK {
-				status = exitFailed
+		results = append(results, res)
+		if len(errs) > 0 && status == exitOK {
+			status = exitFailed
+		}
+		if *format == "text" {
+			for _, verr := range errs {
+				fmt.Fprintln(e.stderr, verr.Error())
 			}
-			continue
-		}
-		if !*quiet {
-			fmt.Fprintf(e.stdout, "ok %s\n", name)
+			if len(errs) == 0 && !*quiet {
+				fmt.Fprintf(e.stdout, "ok %s\n", textsafe.Quote(name))
+			}
 		}
 	}
+	var err error
+	switch *format {
+	case "json":
+		err = writeValidateJSON(e.stdout, status == exitOK, results)
+	case "junit":
+		err = cireport.WriteJUnit(e.stdout, "tracecheck validate", validateSuite(results))
+	case "github":
+		err = cireport.WriteGitHub(e.stdout, validateAnnotations(results))
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracecheck validate: %v\n", err)
+		return exitFailed
+	}
 	return status
+}
+
+// fileResult is what validate found in one file, for the machine formats.
+type fileResult struct {
+	File     string    `json:"file"`
+	OK       bool      `json:"ok"`
+	Error    string    `json:"error,omitempty"` // the file could not be read
+	Problems []problem `json:"problems"`
+
+	errs []*journal.Error
+}
+
+// problem is one journal.Error, with the JSON names of --format json.
+type problem struct {
+	Code    string `json:"code"`
+	Line    int    `json:"line"`
+	EventID string `json:"event_id"`
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+func writeValidateJSON(w io.Writer, ok bool, results []fileResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		OK    bool         `json:"ok"`
+		Files []fileResult `json:"files"`
+	}{ok, results})
+}
+
+// validateSuite is the JUnit suite of a validate run: one testcase per
+// file, failed with every problem in its text.
+func validateSuite(results []fileResult) cireport.Suite {
+	s := cireport.Suite{Name: "tracecheck validate"}
+	for _, r := range results {
+		c := cireport.Case{Name: r.File, File: r.File}
+		switch {
+		case r.Error != "":
+			c.Error = &cireport.Failure{Message: r.Error, Type: "USAGE", Text: r.Error}
+		case !r.OK:
+			lines := make([]string, len(r.errs))
+			for i, verr := range r.errs {
+				lines[i] = verr.Error()
+			}
+			c.Line = r.errs[0].Line
+			c.Failure = &cireport.Failure{
+				Message: fmt.Sprintf("%d problem(s), the first: %s", len(r.errs), r.errs[0].Error()),
+				Type:    string(r.errs[0].Code),
+				Text:    strings.Join(lines, "\n"),
+			}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	return s
+}
+
+// validateAnnotations is one GitHub annotation per problem, on its line.
+func validateAnnotations(results []fileResult) []cireport.Annotation {
+	var anns []cireport.Annotation
+	for _, r := range results {
+		if r.Error != "" {
+			anns = append(anns, cireport.Annotation{Level: cireport.LevelError, File: r.File, Title: "tracecheck validate", Message: r.Error})
+		}
+		for _, verr := range r.errs {
+			anns = append(anns, cireport.Annotation{Level: cireport.LevelError, File: r.File, Line: verr.Line,
+				Title: string(verr.Code), Message: verr.Error()})
+		}
+	}
+	return anns
+}
+
+// runHelp explains --run in the help of replay, fingerprint and branch.
+const runHelp = "A session store file holds one run per resume, one after another. --run RUN_ID\n" +
+	"reads one of them: the events whose provenance.run_id is RUN_ID, wherever they\n" +
+	"are in the file (runs that interleave are read the same way). Every line is still\n" +
+	"checked against the schema; the selected events must form a single-run journal.\n" +
+	"A RUN_ID no event carries is a usage error."
+
+// runFlag defines --run.
+func runFlag(fs *pflag.FlagSet) *string {
+	return fs.String("run", "", "read only the run `RUN_ID` (provenance.run_id) of a multi-run file")
+}
+
+// stdinTwice reports whether "-" appears more than once in args: standard
+// input can be read only once.
+func stdinTwice(args []string) bool {
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // oneFile checks that exactly one FILE was given.
@@ -84,7 +219,7 @@ func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
 }
 
 func runReplay(e *env, args []string) int {
-	fs := newFlags(e, "replay", "replay FILE [--through N] [--json] [--checkpoint PATH [--verify-prefix]]",
+	fs := newFlags(e, "replay", "replay FILE [--run RUN_ID] [--through N] [--json] [--checkpoint PATH [--verify-prefix]]",
 		"Replay a single-run journal and print the view it rebuilds: user messages,\n"+
 			"assistant messages (a streamed response counts once, by its final delta), tool\n"+
 			"results, stop reason, and the fingerprint of the replayed prefix. The file is\n"+
@@ -92,12 +227,16 @@ func runReplay(e *env, args []string) int {
 			"With --checkpoint PATH, a checkpoint in PATH (written by an earlier replay of the\n"+
 			"same file) is checked against the file and, when it matches, only the events\n"+
 			"after it are read; afterwards PATH is refreshed to cover the whole file. A\n"+
-			"missing, stale or unreadable checkpoint is ignored (a note on stderr says why)\n"+
-			"and the replay starts from event zero. The journal itself is never changed.")
+			"missing, stale, damaged or unreadable checkpoint is ignored (a note on stderr\n"+
+			"says why) and the replay starts from event zero. PATH must be a checkpoint or\n"+
+			"missing: the journal itself, a directory or any other file is refused (exit 2).\n"+
+			"--checkpoint cannot be combined with --run. The journal itself is never changed.\n\n"+
+			runHelp)
 	through := fs.Int64("through", 0, "replay events 0..`N` only (inclusive)")
 	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
 	cpPath := fs.String("checkpoint", "", "read and refresh a replay checkpoint in `PATH`")
 	verifyPrefix := fs.Bool("verify-prefix", false, "with --checkpoint: also rehash the whole checkpointed prefix before trusting it")
+	run := runFlag(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -105,18 +244,23 @@ func runReplay(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	opt := reducer.StreamOptions{Through: *through, HasThrough: fs.Changed("through")}
+	if *verifyPrefix && *cpPath == "" {
+		return usageError(e, "replay", "--verify-prefix checks a checkpoint: it needs --checkpoint PATH")
+	}
+	if *run != "" && *cpPath != "" {
+		return usageError(e, "replay", "--run and --checkpoint cannot be combined: a checkpoint covers the whole file")
+	}
+	opt := reducer.StreamOptions{Through: *through, HasThrough: fs.Changed("through"), RunID: *run}
 	var p *reducer.Progress
 	if *cpPath != "" {
 		if path == "-" {
-			fmt.Fprintln(e.stderr, "tracecheck replay: --checkpoint needs a FILE, not standard input")
-			return exitUsage
+			return usageError(e, "replay", "--checkpoint needs a FILE, not standard input")
 		}
 		var note string
 		var err error
 		p, note, err = reducer.ReplayFile(path, *cpPath, opt, *verifyPrefix)
 		if note != "" {
-			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", note)
+			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(note))
 		}
 		if code := streamError(e, "replay", "--through", err); code != exitOK {
 			return code
@@ -124,7 +268,7 @@ func runReplay(e *env, args []string) int {
 	} else {
 		r, name, err := openInput(e, path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
+			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(err.Error()))
 			return exitUsage
 		}
 		p, err = reducer.StreamReplay(r, name, opt)
@@ -143,7 +287,7 @@ func runReplay(e *env, args []string) int {
 		err = p.WriteText(e.stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck replay: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(err.Error()))
 		return exitFailed
 	}
 	return exitOK
@@ -158,32 +302,43 @@ func streamError(e *env, cmd, rangeFlag string, err error) int {
 	}
 	var re *reducer.RangeError
 	var je *journal.Error
+	var pe *reducer.PathError
+	var rn *journal.RunNotFoundError
+	msg := journal.SafeText(err.Error()) // errors name files and ids as given
 	switch {
+	case errors.As(err, &rn):
+		fmt.Fprintf(e.stderr, "tracecheck %s: --run: %s\n", cmd, msg)
+		return exitUsage
+	case errors.As(err, &pe):
+		fmt.Fprintf(e.stderr, "tracecheck %s: --checkpoint: %s\n", cmd, msg)
+		return exitUsage
 	case errors.As(err, &re):
-		fmt.Fprintf(e.stderr, "tracecheck %s: %s: %v\n", cmd, rangeFlag, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: %s: %s\n", cmd, rangeFlag, msg)
 		return exitUsage
 	case errors.Is(err, reducer.ErrBlankBranchID):
-		fmt.Fprintf(e.stderr, "tracecheck %s: --id: %v\n", cmd, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: --id: %s\n", cmd, msg)
 		return exitUsage
 	case errors.As(err, &je):
-		fmt.Fprintln(e.stderr, err)
+		fmt.Fprintln(e.stderr, msg)
 		return exitFailed
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
-		fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
+		fmt.Fprintf(e.stderr, "tracecheck %s: %s\n", cmd, msg)
 		return exitUsage
 	}
-	fmt.Fprintf(e.stderr, "tracecheck %s: %v\n", cmd, err)
+	fmt.Fprintf(e.stderr, "tracecheck %s: %s\n", cmd, msg)
 	return exitFailed
 }
 
 func runFingerprint(e *env, args []string) int {
-	fs := newFlags(e, "fingerprint", "fingerprint FILE [--through N] [--normalized]",
+	fs := newFlags(e, "fingerprint", "fingerprint FILE [--run RUN_ID] [--through N] [--normalized]",
 		"Print the SHA-256 fingerprint of a single-run journal (or of events 0..N): the\n"+
 			"digest of Python's json.dumps(events, ensure_ascii=False, sort_keys=True,\n"+
 			"separators=(\",\", \":\")). --normalized first drops session_id, timestamp and\n"+
-			"provenance.run_id so two real runs can be compared.")
+			"provenance.run_id so two real runs can be compared.\n\n"+
+			runHelp)
 	through := fs.Int64("through", 0, "fingerprint events 0..`N` only (inclusive)")
 	normalized := fs.Bool("normalized", false, "ignore session_id, timestamp and provenance.run_id")
+	run := runFlag(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -193,12 +348,12 @@ func runFingerprint(e *env, args []string) int {
 	}
 	r, name, err := openInput(e, path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck fingerprint: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck fingerprint: %s\n", journal.SafeText(err.Error()))
 		return exitUsage
 	}
 	defer r.Close()
 	p, err := reducer.StreamReplay(r, name, reducer.StreamOptions{
-		Through: *through, HasThrough: fs.Changed("through"), Normalized: *normalized, FingerprintOnly: true})
+		Through: *through, HasThrough: fs.Changed("through"), Normalized: *normalized, FingerprintOnly: true, RunID: *run})
 	if code := streamError(e, "fingerprint", "--through", err); code != exitOK {
 		return code
 	}
@@ -208,11 +363,13 @@ func runFingerprint(e *env, args []string) int {
 }
 
 func runBranch(e *env, args []string) int {
-	fs := newFlags(e, "branch", "branch FILE --at N --id ID",
+	fs := newFlags(e, "branch", "branch FILE [--run RUN_ID] --at N --id ID",
 		"Print, as JSON, the lineage record of a branch that inherits events 0..N of a\n"+
-			"single-run journal. The journal itself is only read, never changed.")
+			"single-run journal. The journal itself is only read, never changed.\n\n"+
+			runHelp)
 	at := fs.Int64("at", 0, "fork sequence `N`: the last inherited event (required)")
 	id := fs.String("id", "", "the new branch's branch_id `ID` (required, non-blank)")
+	run := runFlag(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -226,16 +383,16 @@ func runBranch(e *env, args []string) int {
 	}
 	r, name, err := openInput(e, path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck branch: %s\n", journal.SafeText(err.Error()))
 		return exitUsage
 	}
-	b, err := reducer.StreamBranch(r, name, *at, *id)
+	b, err := reducer.StreamBranchRun(r, name, *run, *at, *id)
 	r.Close()
 	if code := streamError(e, "branch", "--at", err); code != exitOK {
 		return code
 	}
 	if err := writeBranchJSON(e.stdout, b); err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck branch: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck branch: %s\n", journal.SafeText(err.Error()))
 		return exitFailed
 	}
 	return exitOK

@@ -67,3 +67,47 @@ func TestWriteBranchJSONMatchesValue(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayCheckpointPathRefused: --checkpoint naming the journal itself,
+// a hard link to it, a directory or a file that is no checkpoint is a usage
+// error that changes nothing; --verify-prefix alone is a usage error.
+func TestReplayCheckpointPathRefused(t *testing.T) {
+	data := tracegen.Bytes(tracegen.Options{Events: 40, Seed: 8})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "j.jsonl")
+	os.WriteFile(path, data, 0o644)
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Link(path, link); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("keep me\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", path, "--checkpoint", path}, "is the journal being replayed"},
+		{[]string{"replay", path, "--checkpoint", link}, "is the journal being replayed"},
+		{[]string{"replay", path, "--checkpoint", notes}, "is not a replay checkpoint"},
+		{[]string{"replay", path, "--checkpoint", dir}, "is a directory"},
+		{[]string{"replay", path, "--verify-prefix"}, "--verify-prefix checks a checkpoint: it needs --checkpoint PATH"},
+	} {
+		code, stdout, stderr := runCmd(t, "", tc.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line saying %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, data) {
+		t.Fatal("the journal changed")
+	}
+	if now, _ := os.ReadFile(notes); string(now) != "keep me\n" {
+		t.Fatal("a file that is not a checkpoint changed")
+	}
+}
+
+func TestValidateStdinTwice(t *testing.T) {
+	code, stdout, stderr := runCmd(t, mustRead(t, s07), "validate", "-", "-")
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "'-' (standard input) given more than once") {
+		t.Errorf("validate - -: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 const (
@@ -185,5 +189,223 @@ func TestBranchCommand(t *testing.T) {
 	runCmd(t, "", "branch", s07, "--at", "3", "--id", "x")
 	if mustRead(t, s07) != before {
 		t.Error("branch modified its input")
+	}
+}
+
+// TestInputStringsEscapedInText: ids and file names holding a newline and
+// ANSI escapes cannot forge an "ok" line or reach the terminal raw in the
+// text output of validate, replay, fingerprint and branch; JSON output is
+// unchanged (already escaped).
+func TestInputStringsEscapedInText(t *testing.T) {
+	const evil = "x\nok forged.jsonl\x1b[31m\u202e"
+	data := mustRead(t, s07)
+	data = strings.ReplaceAll(data, `"session-s07-session-replay"`, jsonStr("session-"+evil))
+	data = strings.ReplaceAll(data, `"evt-003"`, jsonStr("evt-003"+evil))
+	data = strings.ReplaceAll(data, `"completed"`, jsonStr("done"+evil))
+	dir := t.TempDir()
+	good := filepath.Join(dir, "trace"+evil+".jsonl")
+	if err := os.WriteFile(good, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A duplicate of the evil id, and a second session, in a bad file.
+	lines := strings.SplitAfter(data, "\n")
+	bad := filepath.Join(dir, "bad"+evil+".jsonl")
+	dup := strings.Replace(lines[4], `"evt-004"`, jsonStr("evt-003"+evil), 1)
+	os.WriteFile(bad, []byte(lines[0]+lines[1]+lines[2]+lines[3]+dup), 0o644)
+
+	raw := func(s string) bool { return strings.ContainsAny(s, "\x1b\u202e") }
+	for _, args := range [][]string{
+		{"validate", good, bad},
+		{"replay", good},
+		{"replay", bad},
+		{"fingerprint", bad},
+		{"branch", bad, "--at", "1", "--id", "b"},
+		{"replay", good, "--through", "99"},
+	} {
+		_, stdout, stderr := runCmd(t, "", args...)
+		if raw(stdout) || raw(stderr) {
+			t.Errorf("%v: raw escape in output:\nstdout %q\nstderr %q", args[0], stdout, stderr)
+		}
+		for _, out := range []string{stdout, stderr} {
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "ok forged") {
+					t.Errorf("%v: a forged line %q in %q", args[0], l, out)
+				}
+			}
+		}
+	}
+	_, stdout, _ := runCmd(t, "", "validate", good)
+	if want := "ok " + textsafe.Quote(good) + "\n"; stdout != want {
+		t.Errorf("validate: %q, want %q", stdout, want)
+	}
+	_, stdout, _ = runCmd(t, "", "replay", good)
+	if !strings.Contains(stdout, "session_id:  "+textsafe.Quote("session-"+evil)+"\n") || !strings.Contains(stdout, "stop_reason: "+textsafe.Quote("done"+evil)+"\n") {
+		t.Errorf("replay text: %q", stdout)
+	}
+	// JSON carries the strings, escaped the JSON way, as before.
+	_, stdout, _ = runCmd(t, "", "replay", good, "--json")
+	if !strings.Contains(stdout, `"session_id":"session-x\nok forged.jsonl\u001b[31m`+"\u202e"+`"`) {
+		t.Errorf("replay --json: %q", stdout)
+	}
+}
+
+// jsonStr is s as a JSON string literal.
+func jsonStr(s string) string { return string(jsonv.AppendPyString(nil, s)) }
+
+// TestRunFlag: --run picks one run of a multi-run file (the session-resume
+// golden holds three, one after another), in replay, fingerprint and
+// branch, with the same result as a file holding that run alone, also when
+// runs interleave; MIXED_RUN says that --run exists; a run no event
+// carries is a usage error.
+func TestRunFlag(t *testing.T) {
+	const golden = "../../golden/session-resume.trace.jsonl"
+	all := strings.SplitAfter(mustRead(t, golden), "\n")
+	all = all[:len(all)-1]
+	byRun := map[string][]string{}
+	for _, l := range all {
+		var e struct {
+			Provenance struct {
+				RunID string `json:"run_id"`
+			} `json:"provenance"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		byRun[e.Provenance.RunID] = append(byRun[e.Provenance.RunID], l)
+	}
+	if len(byRun) != 3 {
+		t.Fatalf("the golden holds %d runs, want 3", len(byRun))
+	}
+	dir := t.TempDir()
+	write := func(name string, lines []string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Runs 1 and 3 interleaved, line by line.
+	r1, r3 := byRun["run-session-resume-1"], byRun["run-session-resume-3"]
+	var mixed []string
+	for i := 0; i < len(r1) || i < len(r3); i++ {
+		if i < len(r1) {
+			mixed = append(mixed, r1[i])
+		}
+		if i < len(r3) {
+			mixed = append(mixed, r3[i])
+		}
+	}
+	interleaved := write("interleaved.jsonl", mixed)
+	for run, lines := range byRun {
+		alone := write(run+".jsonl", lines)
+		files := []string{golden}
+		if run != "run-session-resume-2" {
+			files = append(files, interleaved)
+		}
+		for _, f := range files {
+			for _, args := range [][]string{
+				{"replay", "--json"},
+				{"replay"},
+				{"fingerprint"},
+				{"fingerprint", "--normalized", "--through", "2"},
+				{"branch", "--at", "1", "--id", "b"},
+			} {
+				code, got, stderr := runCmd(t, "", append([]string{args[0], f, "--run", run}, args[1:]...)...)
+				_, want, _ := runCmd(t, "", append([]string{args[0], alone}, args[1:]...)...)
+				if code != exitOK || got != want {
+					t.Errorf("%v --run %s of %s: exit %d (stderr %q)\n got %q\nwant %q", args, run, f, code, stderr, got, want)
+				}
+			}
+		}
+	}
+	code, _, stderr := runCmd(t, "", "replay", golden)
+	if code != exitFailed || !strings.Contains(stderr, "MIXED_RUN") || !strings.Contains(stderr, "--run RUN_ID") {
+		t.Errorf("replay of the multi-run golden: exit %d, stderr %q; want MIXED_RUN naming --run", code, stderr)
+	}
+	for _, cmd := range []string{"replay", "fingerprint", "branch"} {
+		args := []string{cmd, golden, "--run", "run-nope"}
+		if cmd == "branch" {
+			args = append(args, "--at", "0", "--id", "b")
+		}
+		code, _, stderr := runCmd(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, "no event of run run-nope") {
+			t.Errorf("%s --run run-nope: exit %d, stderr %q", cmd, code, stderr)
+		}
+	}
+	code, _, stderr = runCmd(t, "", "replay", golden, "--run", "run-session-resume-1", "--checkpoint", filepath.Join(dir, "cp"))
+	if code != exitUsage || !strings.Contains(stderr, "cannot be combined") {
+		t.Errorf("--run with --checkpoint: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestValidateFormats: --format json lists each file's problems with code,
+// line, event id, pointer and message; junit has one testcase per file
+// with every problem in the failure text; github has one annotation per
+// problem on its line. Exit codes do not depend on the format.
+func TestValidateFormats(t *testing.T) {
+	gap, dup := "../../testdata/bad/sequence-gap.jsonl", "../../testdata/bad/duplicate-event-id.jsonl"
+	files := []string{s07, gap, dup}
+
+	code, stdout, stderr := runCmd(t, "", append([]string{"validate", "--format", "json"}, files...)...)
+	var out struct {
+		OK    bool `json:"ok"`
+		Files []struct {
+			File     string `json:"file"`
+			OK       bool   `json:"ok"`
+			Problems []struct {
+				Code    string `json:"code"`
+				Line    int    `json:"line"`
+				EventID string `json:"event_id"`
+				Pointer string `json:"pointer"`
+				Message string `json:"message"`
+			} `json:"problems"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitFailed || stderr != "" {
+		t.Fatalf("json: exit %d, %v, stderr %q\n%s", code, err, stderr, stdout)
+	}
+	if out.OK || len(out.Files) != 3 || !out.Files[0].OK || len(out.Files[0].Problems) != 0 || out.Files[1].OK {
+		t.Fatalf("json: %+v", out)
+	}
+	if p := out.Files[1].Problems; len(p) != 1 || p[0].Code != "SEQUENCE_GAP" || p[0].Line != 3 || p[0].EventID != "evt-002" ||
+		p[0].Pointer != "/sequence" || !strings.HasPrefix(p[0].Message, "sequence 4 where 2 was expected") {
+		t.Errorf("json problems of %s: %+v", gap, p)
+	}
+
+	code, stdout, _ = runCmd(t, "", append([]string{"validate", "--format", "junit"}, files...)...)
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suite    struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Type string `xml:"type,attr"`
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(stdout), &suites); err != nil || code != exitFailed {
+		t.Fatalf("junit: exit %d, %v\n%s", code, err, stdout)
+	}
+	cs := suites.Suite.Cases
+	if suites.Tests != 3 || suites.Failures != 2 || len(cs) != 3 || cs[0].Name != s07 || cs[0].Failure != nil ||
+		cs[2].Failure == nil || cs[2].Failure.Type != "DUPLICATE_EVENT_ID" || !strings.Contains(cs[2].Failure.Text, dup+":3: DUPLICATE_EVENT_ID event evt-001") {
+		t.Errorf("junit: %+v\n%s", suites, stdout)
+	}
+
+	code, stdout, _ = runCmd(t, "", append([]string{"validate", "--format", "github"}, files...)...)
+	want := "::error file=" + gap + ",line=3,title=SEQUENCE_GAP::" + gap + ":3: SEQUENCE_GAP event evt-002 at /sequence: sequence 4 where 2 was expected: sequences start at 0 and are contiguous\n"
+	if code != exitFailed || strings.Count(stdout, "::error ") != 2 || !strings.HasPrefix(stdout, want) ||
+		!strings.Contains(stdout, "::error file="+dup+",line=3,title=DUPLICATE_EVENT_ID::") {
+		t.Errorf("github: exit %d\n%s", code, stdout)
+	}
+
+	if code, stdout, _ := runCmd(t, "", "validate", "--format", "json", s07); code != exitOK || !strings.Contains(stdout, `"ok": true`) {
+		t.Errorf("json, valid file: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCmd(t, "", "validate", "--format", "yaml", s07); code != exitUsage || !strings.Contains(stderr, "--format must be text, json, junit or github") {
+		t.Errorf("bad format: exit %d, %q", code, stderr)
 	}
 }

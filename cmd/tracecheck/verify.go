@@ -138,7 +138,7 @@ func runVerify(e *env, args []string) int {
 		Filtered:     len(ids) > 0,
 		MixedOrigins: loc.MixedOrigins(),
 		Artifacts:    *artifacts,
-		Notes:        prefixed(e, "verify"),
+		Notes:        notes(e.stderr, "verify"),
 	})
 	rep.Scenarios, rep.Goldens = &loc.ScenarioOrigin, &loc.GoldenOrigin
 	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, IDs: ids}
@@ -272,26 +272,4 @@ func workDir() string {
 		return "."
 	}
 	return filepath.Clean(wd)
-}
-
-// prefixed returns a writer for notes on stderr that prefixes each write
-// with "tracecheck CMD: ".
-func prefixed(e *env, cmd string) *prefixWriter {
-	return &prefixWriter{e: e, prefix: programName + " " + cmd + ": "}
-}
-
-type prefixWriter struct {
-	e      *env
-	prefix string
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	s := string(b)
-	if !strings.HasPrefix(s, "  ") {
-		s = p.prefix + s
-	}
-	if _, err := fmt.Fprint(p.e.stderr, s); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }

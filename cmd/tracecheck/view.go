@@ -91,7 +91,7 @@ func runView(e *env, args []string) int {
 		case d.Differences() == 0:
 			summary, status = "the same events written with other bytes", exitFailed
 		default:
-			summary, status = fmt.Sprintf("%d differing %s", d.Differences(), plural(d.Differences(), "event", "events")), exitFailed
+			summary, status = plural(d.Differences(), "differing event"), exitFailed
 		}
 	} else {
 		srcs := make([]view.Source, len(files))
@@ -104,7 +104,7 @@ func runView(e *env, args []string) int {
 			return exitFailed
 		}
 		write = p.WriteHTML
-		summary = fmt.Sprintf("%d %s, %d %s", p.Events(), plural(p.Events(), "event", "events"), p.Problems(), plural(p.Problems(), "problem", "problems"))
+		summary = plural(p.Events(), "event") + ", " + plural(p.Problems(), "problem")
 		if p.Problems() > 0 {
 			status = exitFailed
 		}
@@ -124,13 +124,6 @@ func runView(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stderr, "%s view: wrote %s (%s)\n", programName, textsafe.Quote(*out), summary)
 	return status
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // pathErr says why a FILE cannot be read, naming it quoted.

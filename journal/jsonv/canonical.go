@@ -7,12 +7,24 @@ import (
 
 // Canonicalizer rewrites JSON texts in canonical form without building
 // Values. Its scratch space is reused between calls, so steady-state Append
-// allocates nothing (AppendValue allocates only the Value it returns). The
-// zero Canonicalizer is ready to use; it is not safe for concurrent use.
+// allocates nothing (AppendValue allocates only the Value it returns), and
+// Append's scratch space does not grow with the number of values in its
+// input (see emit.go). The zero Canonicalizer is ready to use; it is not
+// safe for concurrent use.
 type Canonicalizer struct {
 	s     scanner
+	e     emitter
 	stack []emitFrame
+	// tapeLimit: Append writes inputs up to this many bytes from the tape,
+	// which is fastest, and longer ones by the second walk (emit.go), whose
+	// scratch does not grow with the number of values. 0 is
+	// defaultTapeLimit; tests set -1 to take the second walk always.
+	tapeLimit int
 }
+
+// defaultTapeLimit bounds the tape Append builds: 64 KiB of input makes at
+// most 32 bytes of tape per byte, 2 MiB, whatever the input holds.
+const defaultTapeLimit = 64 << 10
 
 type emitFrame struct {
 	obj bool
@@ -27,6 +39,13 @@ type emitFrame struct {
 // not share memory with dst's spare capacity: src is read while dst is
 // written.
 func (c *Canonicalizer) Append(dst, src []byte) ([]byte, error) {
+	limit := c.tapeLimit
+	if limit == 0 {
+		limit = defaultTapeLimit
+	}
+	if len(src) > limit {
+		return c.appendStyle(dst, src, styleCanonical)
+	}
 	if err := c.s.scan(src); err != nil {
 		c.s.release()
 		return dst, err
@@ -46,6 +65,7 @@ func (c *Canonicalizer) AppendValue(dst, src []byte) ([]byte, Value, error) {
 	dst = c.emit(dst) // before build, which repoints the scalar nodes at its text
 	v := c.s.build()
 	c.s.release()
+	c.s.shrink()
 	return dst, v, nil
 }
 

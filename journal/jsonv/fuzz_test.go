@@ -193,6 +193,10 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("dst prefix lost: %q", out)
 		}
 		_, perr := Parse(data)
+		streamingOut, serr := (&Canonicalizer{tapeLimit: -1}).Append([]byte("pre:"), data)
+		if (serr == nil) != (err == nil) || serr != nil && (*syntaxErr(t, serr) != *syntaxErr(t, err) || string(streamingOut) != "pre:") {
+			t.Fatalf("Canonicalizer without a tape: %v, with one: %v", serr, err)
+		}
 		if err != nil {
 			if string(out) != "pre:" {
 				t.Fatalf("dst changed on error: %q", out)
@@ -219,6 +223,16 @@ func FuzzCanonical(f *testing.F) {
 		}
 		if r := ref.AppendCanonical(nil); !bytes.Equal(r, canon) {
 			t.Fatalf("reference canonical %q, Canonicalizer %q", r, canon)
+		}
+		streaming := Canonicalizer{tapeLimit: -1}
+		if s, err := streaming.Append(nil, data); err != nil || !bytes.Equal(s, canon) {
+			t.Fatalf("Canonicalizer without a tape: %q (%v), with one %q", s, err, canon)
+		}
+		if o, err := fresh.AppendOrdered(nil, data); err != nil || !bytes.Equal(o, ref.AppendJSON(nil)) {
+			t.Fatalf("AppendOrdered %q (%v), reference %q", o, err, ref.AppendJSON(nil))
+		}
+		if o, err := fresh.AppendPyRepr(nil, data); err != nil || !bytes.Equal(o, ref.AppendPyRepr(nil)) {
+			t.Fatalf("AppendPyRepr %q (%v), reference %q", o, err, ref.AppendPyRepr(nil))
 		}
 	})
 }

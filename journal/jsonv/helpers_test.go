@@ -9,17 +9,29 @@ import (
 	"testing"
 )
 
-const goldenGlob = "/work/shared/reference/golden/*.jsonl"
+// referenceGlobs find the reference traces, which live outside the
+// repository in ../shared (beside the checkout, as in CI): the five golden
+// traces and the later lessons' traces. The paths are relative to this
+// package's directory, as go test runs it.
+var referenceGlobs = []string{
+	"../../../shared/reference/golden/*.jsonl",
+	"../../../shared/reference/lessons-s04-s13/*.jsonl",
+}
 
-// goldenLines returns every line of the reference golden journals.
+// goldenLines returns every line of the reference traces; the test is
+// skipped, saying where it looked, when ../shared is absent.
 func goldenLines(tb testing.TB) [][]byte {
 	tb.Helper()
-	files, err := filepath.Glob(goldenGlob)
-	if err != nil {
-		tb.Fatal(err)
+	var files []string
+	for _, g := range referenceGlobs {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		files = append(files, m...)
 	}
 	if len(files) == 0 {
-		tb.Skipf("no golden journals match %s", goldenGlob)
+		tb.Skipf("SKIPPED: ../shared not found: no reference traces match %v", referenceGlobs)
 	}
 	var lines [][]byte
 	for _, f := range files {
@@ -71,4 +83,26 @@ func clip(b []byte) []byte {
 		return append(append(b[:100:100], "..."...), b[len(b)-50:]...)
 	}
 	return b
+}
+
+// The reference lookup is relative to the checkout (not a machine path) and
+// reads both reference directories: every trace of both is in goldenLines.
+func TestGoldenLinesReadsBothReferenceDirs(t *testing.T) {
+	var want int
+	for _, g := range referenceGlobs {
+		files, _ := filepath.Glob(g)
+		if len(files) == 0 {
+			t.Skipf("SKIPPED: ../shared not found: nothing matches %s", g)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want += bytes.Count(data, []byte{'\n'})
+		}
+	}
+	if got := len(goldenLines(t)); got != want {
+		t.Errorf("goldenLines returned %d lines, the reference directories hold %d", got, want)
+	}
 }

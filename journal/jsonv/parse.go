@@ -60,6 +60,7 @@ func Parse(data []byte) (Value, error) {
 	}
 	v := s.build()
 	s.release()
+	s.shrink()
 	return v, nil
 }
 

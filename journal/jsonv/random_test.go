@@ -122,6 +122,7 @@ func TestRandomDocuments(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(7, 11))
 	var c Canonicalizer
+	streaming := Canonicalizer{tapeLimit: -1}
 	for i := 0; i < n; i++ {
 		g := genDoc{r: r}
 		g.value(0)
@@ -146,6 +147,15 @@ func TestRandomDocuments(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("doc %d %q: Canonicalizer %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(want))
 		}
+		if got, err := streaming.Append(nil, doc); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("doc %d %q: Canonicalizer without a tape %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(want))
+		}
+		if got, err := c.AppendOrdered(nil, doc); err != nil || !bytes.Equal(got, v.AppendJSON(nil)) {
+			t.Fatalf("doc %d %q: AppendOrdered %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(v.AppendJSON(nil)))
+		}
+		if got, err := c.AppendPyRepr(nil, doc); err != nil || !bytes.Equal(got, v.AppendPyRepr(nil)) {
+			t.Fatalf("doc %d %q: AppendPyRepr %v\n got %q\nwant %q", i, clip(doc), err, clip(got), clip(v.AppendPyRepr(nil)))
+		}
 
 		// Mutate one byte: both readers must agree, and a grammar error
 		// must be one encoding/json agrees with.
@@ -155,6 +165,9 @@ func TestRandomDocuments(t *testing.T) {
 		_, cerr := c.Append(nil, m)
 		if (perr == nil) != (cerr == nil) {
 			t.Fatalf("mutant %q: Parse %v, Canonicalizer %v", clip(m), perr, cerr)
+		}
+		if _, serr := streaming.Append(nil, m); (serr == nil) != (cerr == nil) || serr != nil && *syntaxErr(t, serr) != *syntaxErr(t, cerr) {
+			t.Fatalf("mutant %q: Canonicalizer with a tape %v, without %v", clip(m), cerr, serr)
 		}
 		if perr != nil {
 			pe, ce := syntaxErr(t, perr), syntaxErr(t, cerr)
@@ -168,4 +181,35 @@ func TestRandomDocuments(t *testing.T) {
 			t.Fatalf("mutant %q accepted but encoding/json rejects it", clip(m))
 		}
 	}
+}
+
+// EachMember and MemberText read valid texts; on anything else they must
+// not panic.
+func TestMemberTextOnInvalidInput(t *testing.T) {
+	for _, s := range []string{``, `{`, `{"a`, `{"a"`, `{"a":`, `{"a":[1,`, `{"a":"x`, `[1]`, `{"a":1,"b"`, `{"a\`} {
+		MemberText([]byte(s), "b")
+		EachMember([]byte(s), func(k, v []byte) bool { return true })
+	}
+	if v, ok := MemberText([]byte(`{"a" : [1, {"b":2}] , "b\u0021":3, "b" :"x\"y"}`), "b"); !ok || string(v) != `"x\"y"` {
+		t.Errorf("MemberText: %q %v", v, ok)
+	}
+	if v, ok := MemberText([]byte(`{"b\u0021":3}`), "b!"); !ok || string(v) != "3" {
+		t.Errorf("MemberText, escaped key: %q %v", v, ok)
+	}
+}
+
+func FuzzMemberText(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":[2]}`))
+	f.Add([]byte(`{"a\"":"\\","b":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := MemberText(data, "b")
+		v, err := Parse(data)
+		if err != nil || v.Kind() != Object {
+			return // anything but a panic will do
+		}
+		want, has := v.Get("b")
+		if ok != has || ok && !bytes.Equal(mustParse(t, got).AppendJSON(nil), want.AppendJSON(nil)) {
+			t.Fatalf("MemberText(%q) = %q %v, Parse gives %v", data, got, ok, want.AppendJSON(nil))
+		}
+	})
 }

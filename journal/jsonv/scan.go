@@ -60,6 +60,9 @@ type frame struct {
 	mbase int // object: index of its first member in scanner.mems
 	count int // array: elements so far
 	obj   bool
+	// check mode: where scanner.keys and scanner.ekeys stood when the
+	// object opened.
+	kmark, emark int
 }
 
 type scanner struct {
@@ -73,6 +76,38 @@ type scanner struct {
 	text  []byte // Parse's text buffer
 
 	nElems, nMembers int
+
+	// check: validate only. The tape keeps only what validation still
+	// needs (the open containers and the keys of open objects), so memory
+	// follows the nesting and the widest open object, not the input's size.
+	check bool
+}
+
+// bigScratch is the scratch size (in elements) past which a scanner lets
+// its buffers go after a call instead of keeping them for the next.
+const bigScratch = 1 << 16
+
+// shrink drops scratch buffers that one large input grew, so that a
+// long-lived scanner does not keep the peak of its largest input.
+func (s *scanner) shrink() {
+	if cap(s.nodes) > bigScratch {
+		s.nodes = nil
+	}
+	if cap(s.mems) > bigScratch {
+		s.mems = nil
+	}
+	if cap(s.order) > bigScratch {
+		s.order = nil
+	}
+	if cap(s.keys) > 16*bigScratch {
+		s.keys = nil
+	}
+	if cap(s.ekeys) > bigScratch {
+		s.ekeys = nil
+	}
+	if cap(s.text) > 16*bigScratch {
+		s.text = nil
+	}
 }
 
 // release drops references to the caller's input.
@@ -133,7 +168,7 @@ value:
 		if len(s.stack) >= MaxDepth {
 			return errTooDeep(i)
 		}
-		s.stack = append(s.stack, frame{node: len(s.nodes), mbase: len(s.mems), obj: true})
+		s.stack = append(s.stack, frame{node: len(s.nodes), mbase: len(s.mems), obj: true, kmark: len(s.keys), emark: len(s.ekeys)})
 		s.nodes = append(s.nodes, node{kind: tObj})
 		i = skipSpace(src, i+1)
 		if i < n && src[i] == '}' {
@@ -188,6 +223,15 @@ value:
 
 after:
 	// A value has just ended at i.
+	if s.check && len(s.stack) > 0 {
+		// Drop the finished value's nodes: in an object, all but its
+		// member's key; in an array, all of them.
+		if top := &s.stack[len(s.stack)-1]; top.obj {
+			s.nodes = s.nodes[:s.mems[len(s.mems)-1].node+1]
+		} else {
+			s.nodes = s.nodes[:top.node+1]
+		}
+	}
 	if len(s.stack) == 0 {
 		i = skipSpace(src, i)
 		if i < n {
@@ -325,9 +369,16 @@ func (s *scanner) closeObject() *SyntaxError {
 		}
 	}
 	nd := &s.nodes[f.node]
-	nd.a, nd.b, nd.c = len(s.nodes), len(ms), len(s.order)
-	for j := range ms {
-		s.order = append(s.order, ms[j].node)
+	if s.check {
+		// Nothing will read the object's keys again.
+		nd.b = len(ms)
+		s.keys, s.ekeys = s.keys[:f.kmark], s.ekeys[:f.emark]
+		s.nodes = s.nodes[:f.node+1]
+	} else {
+		nd.a, nd.b, nd.c = len(s.nodes), len(ms), len(s.order)
+		for j := range ms {
+			s.order = append(s.order, ms[j].node)
+		}
 	}
 	s.nMembers += len(ms)
 	s.mems = s.mems[:f.mbase]

@@ -10,6 +10,12 @@
 // it and Parse share one scanner, so they accept and reject the same texts
 // with the same errors.
 //
+// Canonicalizer, AppendOrdered and AppendPyRepr write a long text without a
+// tree or a tape of it: they validate it keeping only the open containers
+// and the open objects' keys, then walk it again (emit.go), so their memory
+// follows the text's nesting and widest object, not its number of values.
+// EachMember and MemberText pick members out of a validated text.
+//
 // Parsing is strict where Python is lenient: duplicate keys, NaN and
 // Infinity, numbers that overflow, invalid UTF-8, lone surrogate escapes and
 // trailing bytes are all errors, because a journal containing them cannot be
@@ -480,4 +486,46 @@ func AppendPyFloat(dst []byte, f float64) []byte {
 		dst = append(dst, '.', '0')
 	}
 	return dst
+}
+
+// AppendPyRepr appends Python's repr() of the value json.loads gives for v:
+// dicts and lists with ", " and ": ", True, False, None, numbers in their
+// Python spelling, strings as AppendPyReprString writes them.
+func (v Value) AppendPyRepr(dst []byte) []byte {
+	switch v.kind {
+	case Null:
+		return append(dst, "None"...)
+	case Bool:
+		if v.b {
+			return append(dst, "True"...)
+		}
+		return append(dst, "False"...)
+	case Number:
+		return append(dst, v.s...)
+	case String:
+		return AppendPyReprString(dst, []byte(v.s))
+	case Array:
+		dst = append(dst, '[')
+		for i, e := range v.arr {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = e.AppendPyRepr(dst)
+		}
+		return append(dst, ']')
+	case Object:
+		// json.loads keeps the last of duplicate keys at the first one's
+		// place; the parser rejects duplicates, so members are unique.
+		dst = append(dst, '{')
+		for i, m := range v.obj {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = AppendPyReprString(dst, []byte(m.Key))
+			dst = append(dst, ": "...)
+			dst = m.Value.AppendPyRepr(dst)
+		}
+		return append(dst, '}')
+	}
+	return append(dst, "None"...)
 }

@@ -1,0 +1,94 @@
+package agentlog
+
+import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+
+// Claude Code transcripts (~/.claude/projects/<cwd-slug>/<sessionId>.jsonl,
+// subagents in agent-*.jsonl or <session>/subagents/): one record per line,
+// closed source; described by daaain/claude-code-log and
+// kvsankar/agent-history. Entries carry uuid and parentUuid; a resume
+// loads the chain from the latest message up through parentUuid. A
+// compact boundary (system/compact_boundary) starts a new root
+// (parentUuid null, logicalParentUuid naming the last entry before it) and
+// the next message (isCompactSummary) carries the summary. Lines of one
+// model reply share message.id and requestId: those ids repeat by design
+// and are not entry ids.
+
+var claudeTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true, "file-history-snapshot": true,
+	"queue-operation": true, "progress": true, "attachment": true, "custom-title": true,
+}
+
+// claudeInterruptPrefix opens the user message Claude Code writes when the
+// user interrupts a turn ("[Request interrupted by user]" and "... for tool
+// use]").
+const claudeInterruptPrefix = "[Request interrupted by user"
+
+func decodeClaude(rec *Record) {
+	r := rec.Root
+	typ := r.Get("type").Str()
+	rec.NativeType = typ
+	rec.Timestamp = str(r, "timestamp")
+	rec.Session = str(r, "sessionId")
+	rec.Version = str(r, "version")
+	if id := r.Get("uuid"); id.Kind() == jsonpeek.String {
+		rec.ID, rec.HasID = id.Str(), true
+		if p := r.Get("parentUuid"); p.Kind() == jsonpeek.String {
+			rec.Parent, rec.HasParent = p.Str(), true
+		}
+	}
+	rec.Sidechain = r.Get("isSidechain").True()
+	rec.AgentID = str(r, "agentId")
+	if !claudeTypes[typ] {
+		rec.Unknown = true
+		return
+	}
+	msg := r.Get("message")
+	switch typ {
+	case "user":
+		rec.Leaf = rec.HasID
+		content := msg.Get("content")
+		if r.Get("isCompactSummary").True() {
+			rec.IsSummary = true
+			rec.add(Item{Kind: ItemCompaction, Body: content, Text: "summary"})
+			return
+		}
+		if textHasPrefix(content, claudeInterruptPrefix) {
+			rec.add(Item{Kind: ItemAbort, Body: content, Text: "interrupted by the user"})
+			return
+		}
+		userText := false
+		content.Elems(func(_ int, b jsonpeek.Value) bool {
+			if b.Get("type").Is("tool_result") {
+				rec.add(Item{Kind: ItemResult, CallID: str(b, "tool_use_id"), Body: b.Get("content"), IsError: b.Get("is_error").True()})
+			} else {
+				userText = true
+			}
+			return true
+		})
+		if content.Kind() != jsonpeek.Array || userText {
+			kind := ItemUser
+			if r.Get("isMeta").True() {
+				kind = ItemSystem
+			}
+			rec.add(Item{Kind: kind, Body: content})
+		}
+	case "assistant":
+		rec.Leaf = rec.HasID
+		rec.Model = str(msg, "model")
+		assistantBlocks(rec, msg.Get("content"), "input", "tool_use", "server_tool_use")
+		if msg.Get("content").Kind() == jsonpeek.String {
+			rec.add(Item{Kind: ItemAssistant, Body: msg.Get("content")})
+		}
+	case "system":
+		rec.Leaf = rec.HasID
+		rec.NativeType = "system/" + str(r, "subtype")
+		if r.Get("subtype").Is("compact_boundary") {
+			rec.Compaction, rec.Boundary, rec.DropsCalls = true, true, true
+			rec.add(Item{Kind: ItemCompaction, Body: r.Get("compactMetadata"), Text: "boundary"})
+			return
+		}
+		rec.add(Item{Kind: ItemSystem, Body: r.Get("content")})
+	default:
+		rec.add(Item{Kind: ItemMeta, Body: r})
+	}
+}

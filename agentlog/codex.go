@@ -1,0 +1,136 @@
+package agentlog
+
+import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+
+// Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): one
+// {timestamp, type, payload} object per line, type one of RolloutItem's
+// variants (codex-rs/protocol/src/protocol.rs). Resume
+// (RolloutRecorder::load_rollout_items) skips lines that are not JSON and
+// lines that are not a known RolloutLine, takes the first session_meta as
+// the thread, and repairs calls without output at prompt time
+// (context_manager/normalize.rs: output "aborted") without persisting it.
+
+var codexTypes = map[string]bool{
+	"session_meta": true, "response_item": true, "compacted": true, "turn_context": true, "event_msg": true,
+	"inter_agent_communication": true, "inter_agent_communication_metadata": true, "world_state": true,
+}
+
+// codexTurnAbortedTag opens the user message Codex writes for an
+// interrupted turn.
+const codexTurnAbortedTag = "<turn_aborted>"
+
+func decodeCodex(rec *Record) {
+	r := rec.Root
+	typ := r.Get("type").Str()
+	p := r.Get("payload")
+	rec.Timestamp = str(r, "timestamp")
+	rec.NativeType = typ
+	if !codexTypes[typ] || p.Kind() != jsonpeek.Object {
+		rec.Unknown = true
+		return
+	}
+	switch typ {
+	case "session_meta":
+		rec.Header = true
+		rec.Session = str(p, "id")
+		rec.ForkOf = str(p, "forked_from_id")
+		rec.Version = str(p, "cli_version")
+		rec.Provider = str(p, "model_provider")
+		rec.add(Item{Kind: ItemMeta, Body: p})
+	case "turn_context":
+		rec.Model = str(p, "model")
+		rec.add(Item{Kind: ItemMeta, Body: p, Text: str(p, "turn_id")})
+	case "compacted":
+		rec.Compaction = true
+		rec.DropsCalls = true
+		rec.Summary = !p.Get("message").IsEmpty() || !p.Get("replacement_history").IsEmpty()
+		rec.add(Item{Kind: ItemCompaction, Body: p})
+		// Calls and outputs kept in the replacement history are loaded
+		// after the compaction: they count as if written here.
+		p.Get("replacement_history").Elems(func(_ int, it jsonpeek.Value) bool {
+			n := len(rec.Items)
+			codexResponseItem(rec, it, true)
+			for i := n; i < len(rec.Items); i++ {
+				rec.Items[i].Replayed = true
+			}
+			return true
+		})
+	case "event_msg":
+		et := str(p, "type")
+		rec.NativeType = "event_msg/" + et
+		switch et {
+		case "turn_aborted":
+			rec.add(Item{Kind: ItemAbort, Body: p, Text: "turn_aborted " + str(p, "reason")})
+		case "error":
+			rec.add(Item{Kind: ItemAbort, Body: p, Text: "error"})
+		default:
+			rec.add(Item{Kind: ItemMeta, Body: p})
+		}
+	case "response_item":
+		rec.NativeType = "response_item/" + str(p, "type")
+		codexResponseItem(rec, p, false)
+	default:
+		rec.add(Item{Kind: ItemMeta, Body: p})
+	}
+}
+
+// codexResponseItem adds what one ResponseItem says. nested: it sits in a
+// compaction's replacement history (only calls and results count there).
+func codexResponseItem(rec *Record, p jsonpeek.Value, nested bool) {
+	callID := str(p, "call_id")
+	switch str(p, "type") {
+	case "function_call":
+		rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "f", Tool: str(p, "name"), Body: p.Get("arguments")})
+	case "local_shell_call":
+		if callID != "" {
+			rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "f", Tool: "local_shell", Body: p.Get("action")})
+		}
+	case "custom_tool_call":
+		rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "c", Tool: str(p, "name"), Body: p.Get("input")})
+	case "tool_search_call":
+		if callID != "" {
+			rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "s", Tool: "tool_search", Body: p.Get("arguments")})
+		}
+	case "function_call_output":
+		rec.add(Item{Kind: ItemResult, CallID: callID, CallKey: "f", Body: p.Get("output"), IsError: codexOutputFailed(p.Get("output"))})
+	case "custom_tool_call_output":
+		rec.add(Item{Kind: ItemResult, CallID: callID, CallKey: "c", Body: p.Get("output"), IsError: codexOutputFailed(p.Get("output"))})
+	case "tool_search_output":
+		// Server-executed searches have no client call to answer.
+		if callID != "" && !p.Get("execution").Is("server") {
+			rec.add(Item{Kind: ItemResult, CallID: callID, CallKey: "s", Body: p.Get("tools")})
+		}
+	case "message":
+		if nested {
+			return
+		}
+		content := p.Get("content")
+		switch str(p, "role") {
+		case "user":
+			if textHasPrefix(content, codexTurnAbortedTag) {
+				rec.add(Item{Kind: ItemAbort, Body: content, Text: "turn aborted"})
+				return
+			}
+			rec.add(Item{Kind: ItemUser, Body: content})
+		case "assistant":
+			rec.add(Item{Kind: ItemAssistant, Body: content})
+		default:
+			rec.add(Item{Kind: ItemSystem, Body: content, Text: str(p, "role")})
+		}
+	case "reasoning":
+		if !nested {
+			rec.add(Item{Kind: ItemReasoning, Body: p.Get("summary")})
+		}
+	default:
+		if !nested {
+			rec.add(Item{Kind: ItemMeta, Body: p})
+		}
+	}
+}
+
+// codexOutputFailed reads FunctionCallOutputPayload's success flag when the
+// output is the structured form.
+func codexOutputFailed(out jsonpeek.Value) bool {
+	ok, isBool := out.Get("success").Bool()
+	return isBool && !ok
+}

@@ -1,0 +1,496 @@
+package agentlog
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+)
+
+// ImportStats says what an import did.
+type ImportStats struct {
+	Lines, Records, Events int
+	Skipped                int // lines the agent itself would not read (invalid JSON, torn)
+	RenamedIDs             int // native ids used twice, written with a suffix
+}
+
+// agentNames: provenance agent_id and surface per format.
+var agentNames = [...][2]string{Codex: {"codex", "codex-cli"}, ClaudeCode: {"claude-code", "claude-code"}, Pi: {"pi", "pi"}, TSHarness: {"ts-harness", "ts-harness"}}
+
+// Import reads one native session log and writes it to w as Trace 0.1.0:
+// one run, events in file order with sequence 0..n-1. The mapping, and the
+// rules for envelope fields the source lacks, are in docs/agent-logs.md.
+// name is the file's name (its base name is the session id of last resort).
+func Import(r io.Reader, name string, f Format, w io.Writer) (ImportStats, error) {
+	if f == Unknown || f == Trace {
+		return ImportStats{}, fmt.Errorf("import reads codex, claude-code, pi or ts-harness, not %s", f)
+	}
+	lines, rr := sniff(r)
+	im := &importer{format: f, w: bufio.NewWriterSize(w, 256<<10), emitted: NewIDSet(), tools: map[string]string{}}
+	im.prime(lines, name)
+	n, err := scanFile(rr, f, 0, im)
+	im.stats.Lines = n
+	if err == nil {
+		err = im.err
+	}
+	if ferr := im.w.Flush(); err == nil {
+		err = ferr
+	}
+	if err == nil && im.seq == 0 {
+		err = fmt.Errorf("%s: no record to import", name)
+	}
+	return im.stats, err
+}
+
+type importer struct {
+	format  Format
+	w       *bufio.Writer
+	buf     []byte
+	emitted IDSet
+	tools   map[string]string // call id -> tool name, for calls awaiting results
+	seq     int64
+	stats   ImportStats
+	err     error
+
+	session, runID, agentID, surface, snapshot string
+	firstTime, lastTime                        string
+	model, provider                            string
+	flags                                      jsonpeek.Flags
+
+	// native: the format has native entry ids. Without them every event
+	// id is line-N or line-N#k, unique by construction, and no set of
+	// written ids is needed.
+	native    bool
+	lastLine  int
+	lineK     int
+	sessionJS []byte // session_id, encoded once
+	provJS    []byte // the provenance object, re-encoded when model or provider changes
+	provModel string
+	provProv  string
+}
+
+// prime fixes what every event repeats, from the sniffed lines: the
+// session id, the agent version and the first timestamp.
+func (im *importer) prime(lines [][]byte, name string) {
+	var d jsonpeek.Doc
+	var rec Record
+	version := ""
+	for _, l := range lines {
+		if d.Parse(l) != nil || d.Root().Kind() != jsonpeek.Object {
+			continue
+		}
+		rec.reset(0, d.Root())
+		decoders[im.format](&rec)
+		if im.session == "" && rec.Session != "" {
+			im.session = rec.Session
+		}
+		if version == "" && rec.Version != "" {
+			version = rec.Version
+		}
+		if im.firstTime == "" {
+			if ts := rfc3339(rec.Timestamp); ts != "" {
+				im.firstTime = ts
+			}
+		}
+	}
+	if im.session == "" {
+		base := filepath.Base(name)
+		im.session = strings.TrimSuffix(base, filepath.Ext(base))
+		if im.session == "" || im.session == "." || im.session == "-" {
+			im.session = "stdin"
+		}
+	}
+	im.runID = im.session
+	im.agentID, im.surface = agentNames[im.format][0], agentNames[im.format][1]
+	if version == "" {
+		version = "unknown"
+	}
+	im.snapshot = im.agentID + "-" + version
+	im.native = im.format == ClaudeCode || im.format == Pi
+	im.sessionJS = appendString(nil, im.session)
+}
+
+// provenance returns the encoded provenance object for the current model
+// and provider.
+func (im *importer) provenance() []byte {
+	if im.provJS != nil && im.provModel == im.model && im.provProv == im.provider {
+		return im.provJS
+	}
+	b := append(im.provJS[:0], `{"agent_id":`...)
+	b = appendString(b, im.agentID)
+	b = append(b, `,"snapshot_id":`...)
+	b = appendString(b, im.snapshot)
+	b = append(b, `,"surface":`...)
+	b = appendString(b, im.surface)
+	b = append(b, `,"harness_mode":"native","run_id":`...)
+	b = appendString(b, im.runID)
+	if im.model != "" {
+		b = append(b, `,"model":`...)
+		b = appendString(b, im.model)
+	}
+	if im.provider != "" {
+		b = append(b, `,"provider":`...)
+		b = appendString(b, im.provider)
+	}
+	b = append(b, '}')
+	im.provJS, im.provModel, im.provProv = b, im.model, im.provider
+	return b
+}
+
+func (im *importer) badLine(int, bool, string)        { im.stats.Skipped++ }
+func (im *importer) concatenated(int, [][2]int, bool) {}
+func (im *importer) missingNewline(int)               {}
+func (im *importer) tooLong(int, int64)               { im.stats.Skipped++ }
+func (im *importer) invalidUTF8(int)                  {}
+
+// event is one Trace event being written.
+type event struct {
+	typ       string
+	actorKind string
+	actorID   string
+	payload   func(b []byte) []byte // appends the payload members after source fields
+}
+
+func (im *importer) record(rec *Record) {
+	if im.err != nil {
+		return
+	}
+	im.stats.Records++
+	im.flags = rec.Root.Flags()
+	if rec.Model != "" {
+		im.model = rec.Model
+	}
+	if rec.Provider != "" {
+		im.provider = rec.Provider
+	}
+	ts := rfc3339(rec.Timestamp)
+	if ts != "" {
+		im.lastTime = ts
+	}
+	// Records from one line (a concatenated line) number their events on:
+	// line-N, line-N#1, ... stay unique.
+	k := 0
+	if rec.Line == im.lastLine && !(rec.HasID && rec.ID != "") {
+		k = im.lineK
+	}
+	im.lastLine = rec.Line
+	emit := func(ev event) {
+		im.write(rec, k, ts, ev)
+		k++
+		im.lineK = k
+	}
+	for i := range rec.Items {
+		it := &rec.Items[i]
+		if it.Replayed {
+			continue
+		}
+		if rec.Sidechain && im.format == ClaudeCode {
+			emit(im.agentEvent(rec, it))
+			continue
+		}
+		switch it.Kind {
+		case ItemUser:
+			emit(event{"user.message", "user", "user", func(b []byte) []byte { return im.raw(b, "content", it.Body) }})
+		case ItemAssistant:
+			emit(event{"model.response", "model", im.modelID(), func(b []byte) []byte { return im.raw(b, "content", it.Body) }})
+		case ItemReasoning:
+			emit(event{"model.response", "model", im.modelID(), func(b []byte) []byte { return im.raw(b, "reasoning", it.Body) }})
+		case ItemSystem:
+			emit(event{"instruction.accept", "harness", im.surface, func(b []byte) []byte {
+				if it.Text != "" {
+					b = appendMember(b, "role", it.Text)
+				}
+				return im.raw(b, "content", it.Body)
+			}})
+		case ItemCall:
+			if len(im.tools) < MaxOpenCalls {
+				im.tools[it.CallKey+"\x00"+it.CallID] = it.Tool
+			}
+			emit(event{"tool.request", "model", im.modelID(), func(b []byte) []byte {
+				b = appendMember(b, "tool_call_id", it.CallID)
+				b = appendMember(b, "tool", it.Tool)
+				return im.raw(b, "arguments", it.Body)
+			}})
+		case ItemResult:
+			key := it.CallKey + "\x00" + it.CallID
+			tool := it.Tool
+			if t, ok := im.tools[key]; ok {
+				if tool == "" {
+					tool = t
+				}
+				delete(im.tools, key)
+			}
+			actor := tool
+			if actor == "" {
+				actor = "tool"
+			}
+			emit(event{"tool.result", "tool", actor, func(b []byte) []byte {
+				b = appendMember(b, "tool_call_id", it.CallID)
+				if tool != "" {
+					b = appendMember(b, "tool", tool)
+				}
+				b = append(b, `,"ok":`...)
+				b = strconv.AppendBool(b, !it.IsError)
+				if it.IsError {
+					return im.raw(b, "error", it.Body)
+				}
+				return im.raw(b, "result", it.Body)
+			}})
+		case ItemCompaction:
+			emit(event{"context.compact", "harness", im.surface, func(b []byte) []byte {
+				key := "summary"
+				if it.Text == "boundary" || !it.Body.Exists() || it.Body.Kind() == jsonpeek.Object {
+					key = "metadata"
+				}
+				return im.raw(b, key, it.Body)
+			}})
+		case ItemAbort:
+			emit(event{"error", "harness", im.surface, func(b []byte) []byte {
+				b = appendMember(b, "kind", "interrupted")
+				b = appendMember(b, "detail", it.Text)
+				return im.raw(b, "native", it.Body)
+			}})
+		case ItemRunStart:
+			emit(event{"session.start", "harness", im.surface, func(b []byte) []byte {
+				b = appendMember(b, "run_id", it.Text)
+				return im.raw(b, "native", it.Body)
+			}})
+		case ItemRunEnd:
+			emit(event{"session.stop", "harness", im.surface, func(b []byte) []byte {
+				b = appendMember(b, "reason", "completed")
+				return im.raw(b, "result", it.Body)
+			}})
+		case ItemMeta:
+			if ev, ok := im.metaEvent(rec, it); ok {
+				emit(ev)
+			}
+		}
+	}
+}
+
+// metaEvent maps the bookkeeping records that have a Trace counterpart;
+// the others are not imported (docs/agent-logs.md lists them).
+func (im *importer) metaEvent(rec *Record, it *Item) (event, bool) {
+	switch {
+	case rec.Header && rec.Sidechain:
+		return event{"agent.spawn", "agent", orDefault(rec.AgentID, "subagent"), func(b []byte) []byte { return im.raw(b, "native", it.Body) }}, true
+	case rec.Header:
+		return event{"session.start", "harness", im.surface, func(b []byte) []byte { return im.raw(b, "native", it.Body) }}, true
+	case rec.NativeType == "turn_context":
+		return event{"sandbox.configure", "harness", im.surface, func(b []byte) []byte {
+			if it.Text != "" {
+				b = appendMember(b, "turn_id", it.Text)
+			}
+			return im.raw(b, "native", it.Body)
+		}}, true
+	case rec.NativeType == "event_msg/token_count":
+		return event{"metric.sample", "harness", im.surface, func(b []byte) []byte { return im.raw(b, "native", it.Body.Get("info")) }}, true
+	}
+	return event{}, false
+}
+
+// agentEvent maps a Claude Code sidechain (subagent) line.
+func (im *importer) agentEvent(rec *Record, it *Item) event {
+	kinds := map[ItemKind]string{ItemUser: "user", ItemAssistant: "assistant", ItemReasoning: "reasoning", ItemSystem: "system",
+		ItemCall: "tool_call", ItemResult: "tool_result", ItemCompaction: "compaction", ItemAbort: "interrupted", ItemMeta: "meta"}
+	return event{"agent.message", "agent", orDefault(rec.AgentID, "subagent"), func(b []byte) []byte {
+		b = appendMember(b, "item", kinds[it.Kind])
+		if it.CallID != "" {
+			b = appendMember(b, "tool_call_id", it.CallID)
+		}
+		if it.Tool != "" {
+			b = appendMember(b, "tool", it.Tool)
+		}
+		return im.raw(b, "content", it.Body)
+	}}
+}
+
+func (im *importer) modelID() string { return orDefault(im.model, "model") }
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// eventID picks the k-th event of a record's id: the native id (or
+// line-N) for the first, "#k" after it for the others, and a line suffix
+// when that id was already written.
+func (im *importer) eventID(rec *Record, k int) string {
+	base := "line-" + strconv.Itoa(rec.Line)
+	if rec.HasID && rec.ID != "" {
+		base = rec.ID
+	}
+	id := base
+	if k > 0 {
+		id = base + "#" + strconv.Itoa(k)
+	}
+	if !im.native {
+		return id
+	}
+	if im.emitted.Add(id) {
+		return id
+	}
+	im.stats.RenamedIDs++
+	for n := 0; ; n++ {
+		alt := id + "@line-" + strconv.Itoa(rec.Line)
+		if n > 0 {
+			alt += "." + strconv.Itoa(n)
+		}
+		if im.emitted.Add(alt) {
+			return alt
+		}
+	}
+}
+
+func (im *importer) write(rec *Record, k int, ts string, ev event) {
+	b := im.buf[:0]
+	id := im.eventID(rec, k)
+	b = append(b, `{"trace_version":"0.1.0","event_id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"session_id":`...)
+	b = append(b, im.sessionJS...)
+	b = append(b, `,"sequence":`...)
+	b = strconv.AppendInt(b, im.seq, 10)
+	b = append(b, `,"timestamp":`...)
+	missing := false
+	switch {
+	case ts != "":
+	case im.lastTime != "":
+		ts = im.lastTime
+	case im.firstTime != "":
+		ts = im.firstTime
+	default:
+		ts, missing = "1970-01-01T00:00:00Z", true
+	}
+	b = appendString(b, ts)
+	b = append(b, `,"type":`...)
+	b = appendString(b, ev.typ)
+	b = append(b, `,"actor":{"kind":`...)
+	b = appendString(b, ev.actorKind)
+	b = append(b, `,"id":`...)
+	b = appendString(b, orDefault(ev.actorID, ev.actorKind))
+	b = append(b, `},"payload":{"source_line":`...)
+	b = strconv.AppendInt(b, int64(rec.Line), 10)
+	b = appendMember(b, "native_type", rec.NativeType)
+	if rec.Timestamp != "" && rec.Timestamp != ts {
+		b = appendMember(b, "native_timestamp", rec.Timestamp)
+	}
+	if missing {
+		b = append(b, `,"timestamp_missing":true`...)
+	}
+	if rec.Session != "" && rec.Session != im.session {
+		b = appendMember(b, "native_session_id", rec.Session)
+	}
+	b = ev.payload(b)
+	b = append(b, `},"provenance":`...)
+	b = append(b, im.provenance()...)
+	b = append(b, `,"redaction":{"status":"clean","fields":[]}`...)
+	if rec.HasParent && rec.Parent != "" && im.emitted.Has(rec.Parent) {
+		b = append(b, `,"parent_event_id":`...)
+		b = appendString(b, rec.Parent)
+	}
+	b = append(b, "}\n"...)
+	im.buf = b
+	if _, err := im.w.Write(b); err != nil && im.err == nil {
+		im.err = err
+	}
+	im.seq++
+	im.stats.Events++
+}
+
+// strictFlags are the parse flags that keep raw bytes out of a Trace file.
+const strictFlags = jsonpeek.DuplicateKey | jsonpeek.LoneSurrogate | jsonpeek.InvalidUTF8 | jsonpeek.NumberOverflow |
+	jsonpeek.TooDeep | jsonpeek.KeysUnchecked
+
+// maxRawValue bounds one native value copied into an event, so that no
+// event line exceeds the Trace reader's line limit (journal.DefaultMaxLineBytes).
+const maxRawValue = 15 << 20
+
+// raw appends ,"key":<the native value> when it exists. Bytes a strict
+// reader would refuse (see package jsonpeek) go in as a string under
+// key+"_text" instead, with invalid UTF-8 replaced.
+func (im *importer) raw(b []byte, key string, v jsonpeek.Value) []byte {
+	if !v.Exists() {
+		return b
+	}
+	if n := len(v.Raw()); n > maxRawValue {
+		b = append(b, ',')
+		b = appendString(b, key+"_omitted_bytes")
+		b = append(b, ':')
+		return strconv.AppendInt(b, int64(n), 10)
+	}
+	if im.flags&strictFlags != 0 {
+		return appendMember(b, key+"_text", string(v.Raw()))
+	}
+	b = append(b, ',')
+	b = appendString(b, key)
+	b = append(b, ':')
+	return append(b, v.Raw()...)
+}
+
+func appendMember(b []byte, key, val string) []byte {
+	b = append(b, ',')
+	b = appendString(b, key)
+	b = append(b, ':')
+	return appendString(b, val)
+}
+
+// appendString appends s as a JSON string in the golden layout: non-ASCII
+// as is, controls escaped, invalid UTF-8 replaced with U+FFFD.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// rfc3339 returns ts when it is an RFC 3339 date-time the Trace schema
+// accepts (the strict subset: 'T', seconds, an optional fraction, 'Z' or
+// an offset), else "".
+func rfc3339(ts string) string {
+	if len(ts) < 20 || ts[10] != 'T' {
+		return ""
+	}
+	if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
+		return ""
+	}
+	if ts[17:19] == "60" { // leap seconds: the schema's rules are narrower than Go's
+		return ""
+	}
+	return ts
+}

@@ -1,0 +1,533 @@
+// Package jsonpeek reads one JSON text into a flat tape of nodes so that a
+// caller can look at a few fields of a large record without decoding it.
+//
+// It is built for agent session logs, where a line is one JSON object of a
+// few kilobytes to many megabytes and a checker needs a handful of ids and
+// type tags from it. A Doc is reused from line to line: after the first
+// lines, parsing allocates nothing. Strings are not decoded until asked for;
+// a value's raw bytes can be copied into another JSON document as they are.
+//
+// Syntax is checked the way the agents' own readers check it (JSON.parse,
+// serde_json): one value, optional surrounding whitespace, no trailing
+// bytes. What those readers accept but a strict reader (package
+// journal/jsonv) rejects is not an error here; it is recorded in Flags, so
+// an importer knows when raw bytes may not be copied into a Trace file:
+// duplicate keys, lone surrogate escapes, invalid UTF-8, numbers beyond
+// float64, nesting deeper than 512.
+package jsonpeek
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Kind is the JSON type of a node.
+type Kind uint8
+
+// The JSON kinds. Invalid is the zero Value's kind: "absent".
+const (
+	Invalid Kind = iota
+	Null
+	False
+	True
+	Number
+	String
+	Array
+	Object
+)
+
+func (k Kind) String() string {
+	return [...]string{"invalid", "null", "false", "true", "number", "string", "array", "object"}[k]
+}
+
+// Flags record what a lenient reader accepts and a strict one does not.
+type Flags uint8
+
+// Strictness flags; see the package doc.
+const (
+	DuplicateKey Flags = 1 << iota
+	LoneSurrogate
+	InvalidUTF8
+	NumberOverflow
+	TooDeep
+	// KeysUnchecked: an object has more members than duplicates are
+	// looked for among (maxKeyCheck).
+	KeysUnchecked
+)
+
+// maxKeyCheck bounds the members of one object compared for duplicates.
+const maxKeyCheck = 1024
+
+// StrictDepth is the nesting depth past which TooDeep is set (the Trace
+// reader's limit). MaxDepth is where parsing gives up.
+const (
+	StrictDepth = 512
+	MaxDepth    = 10000
+)
+
+type node struct {
+	kind Kind
+	esc  bool  // a string with escapes
+	a, b int32 // strings: content without quotes; others: the whole value
+	end  int32 // index of the node after this value's subtree
+}
+
+// Doc is a parsed JSON text. Its Values refer to the source bytes, which
+// must not change while they are used.
+type Doc struct {
+	src   []byte
+	nodes []node
+	stack []int32
+	keys  []int32 // key node indices of the open objects, for duplicate checks
+	kbase []int32
+	flags Flags
+	high  bool // a byte >= 0x80 was seen in a string
+}
+
+// SyntaxError says why a text is not JSON, at a byte offset.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.Offset+1, e.Msg) }
+
+// Parse reads src as exactly one JSON value with optional whitespace around
+// it. The Doc keeps src.
+func (d *Doc) Parse(src []byte) error {
+	n, err := d.ParsePrefix(src)
+	if err != nil {
+		return err
+	}
+	if n = skipSpace(src, n); n != len(src) {
+		return &SyntaxError{Offset: n, Msg: "unexpected " + describe(src, n) + " after the JSON value"}
+	}
+	return nil
+}
+
+// ParsePrefix reads one JSON value at the start of src (after whitespace)
+// and returns the offset just past it; bytes after it are not looked at.
+func (d *Doc) ParsePrefix(src []byte) (int, error) {
+	d.src = src
+	d.nodes = d.nodes[:0]
+	d.stack = d.stack[:0]
+	d.keys = d.keys[:0]
+	d.kbase = d.kbase[:0]
+	d.flags = 0
+	d.high = false
+	if len(src) > math.MaxInt32 {
+		return 0, &SyntaxError{Offset: 0, Msg: "text longer than 2 GiB"}
+	}
+	n, err := d.scan(src)
+	if err != nil {
+		d.nodes = d.nodes[:0]
+		return 0, err
+	}
+	if d.high && d.flags&InvalidUTF8 == 0 && !utf8.Valid(src[:n]) {
+		d.flags |= InvalidUTF8
+	}
+	return n, nil
+}
+
+// Flags returns the strictness flags of the last parse.
+func (d *Doc) Flags() Flags { return d.flags }
+
+// Root returns the parsed value.
+func (d *Doc) Root() Value {
+	if len(d.nodes) == 0 {
+		return Value{}
+	}
+	return Value{d: d, i: 0}
+}
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) {
+		switch src[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func describe(src []byte, i int) string {
+	if i >= len(src) {
+		return "end of text"
+	}
+	c := src[i]
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+func errAt(src []byte, i int, context string) error {
+	if i >= len(src) {
+		return &SyntaxError{Offset: i, Msg: "unexpected end of text " + context}
+	}
+	return &SyntaxError{Offset: i, Msg: "unexpected " + describe(src, i) + " " + context}
+}
+
+// scan is an iterative parser: the stack holds the node index of each open
+// container.
+func (d *Doc) scan(src []byte) (int, error) {
+	i := skipSpace(src, 0)
+	n := len(src)
+	for {
+		// A value starts at i.
+		if i >= n {
+			return 0, errAt(src, i, "where a value was expected")
+		}
+		switch c := src[i]; c {
+		case '{', '[':
+			kind := Object
+			if c == '[' {
+				kind = Array
+			}
+			if len(d.stack) >= MaxDepth {
+				return 0, &SyntaxError{Offset: i, Msg: fmt.Sprintf("nesting deeper than %d", MaxDepth)}
+			}
+			if len(d.stack) >= StrictDepth {
+				d.flags |= TooDeep
+			}
+			d.stack = append(d.stack, int32(len(d.nodes)))
+			d.nodes = append(d.nodes, node{kind: kind, a: int32(i)})
+			i = skipSpace(src, i+1)
+			if kind == Object {
+				d.kbase = append(d.kbase, int32(len(d.keys)))
+				if i < n && src[i] == '}' {
+					i = d.close(i + 1)
+					goto after
+				}
+				var err error
+				if i, err = d.key(src, i); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			if i < n && src[i] == ']' {
+				i = d.close(i + 1)
+				goto after
+			}
+			continue
+		case '"':
+			j, esc, err := d.scanString(src, i+1)
+			if err != nil {
+				return 0, err
+			}
+			d.nodes = append(d.nodes, node{kind: String, esc: esc, a: int32(i + 1), b: int32(j), end: int32(len(d.nodes) + 1)})
+			i = j + 1
+		case 't':
+			if err := literal(src, i, "true"); err != nil {
+				return 0, err
+			}
+			d.leaf(True, i, i+4)
+			i += 4
+		case 'f':
+			if err := literal(src, i, "false"); err != nil {
+				return 0, err
+			}
+			d.leaf(False, i, i+5)
+			i += 5
+		case 'n':
+			if err := literal(src, i, "null"); err != nil {
+				return 0, err
+			}
+			d.leaf(Null, i, i+4)
+			i += 4
+		default:
+			if c == '-' || (c >= '0' && c <= '9') {
+				j, err := d.scanNumber(src, i)
+				if err != nil {
+					return 0, err
+				}
+				d.leaf(Number, i, j)
+				i = j
+				break
+			}
+			return 0, errAt(src, i, "where a value was expected")
+		}
+	after:
+		// A value ended just before i; continue its container.
+		for {
+			if len(d.stack) == 0 {
+				return i, nil
+			}
+			top := d.nodes[d.stack[len(d.stack)-1]].kind
+			i = skipSpace(src, i)
+			if i >= n {
+				return 0, errAt(src, i, "inside an unclosed "+top.String())
+			}
+			c := src[i]
+			if c == ',' {
+				i = skipSpace(src, i+1)
+				if top == Object {
+					var err error
+					if i, err = d.key(src, i); err != nil {
+						return 0, err
+					}
+				}
+				break
+			}
+			if (top == Object && c == '}') || (top == Array && c == ']') {
+				i = d.close(i + 1)
+				continue
+			}
+			want := "after an array element (want ',' or ']')"
+			if top == Object {
+				want = "after an object member (want ',' or '}')"
+			}
+			return 0, errAt(src, i, want)
+		}
+	}
+}
+
+func (d *Doc) leaf(k Kind, a, b int) {
+	d.nodes = append(d.nodes, node{kind: k, a: int32(a), b: int32(b), end: int32(len(d.nodes) + 1)})
+}
+
+// close ends the innermost container at i (just past its bracket).
+func (d *Doc) close(i int) int {
+	top := d.stack[len(d.stack)-1]
+	d.stack = d.stack[:len(d.stack)-1]
+	nd := &d.nodes[top]
+	nd.b = int32(i)
+	nd.end = int32(len(d.nodes))
+	if nd.kind == Object {
+		base := d.kbase[len(d.kbase)-1]
+		d.kbase = d.kbase[:len(d.kbase)-1]
+		d.keys = d.keys[:base]
+	}
+	return i
+}
+
+// key reads an object key and the colon after it; i is at the key.
+func (d *Doc) key(src []byte, i int) (int, error) {
+	if i >= len(src) || src[i] != '"' {
+		return 0, errAt(src, i, "where an object key was expected")
+	}
+	j, esc, err := d.scanString(src, i+1)
+	if err != nil {
+		return 0, err
+	}
+	k := int32(len(d.nodes))
+	d.nodes = append(d.nodes, node{kind: String, esc: esc, a: int32(i + 1), b: int32(j), end: k + 1})
+	if d.flags&DuplicateKey == 0 {
+		base := d.kbase[len(d.kbase)-1]
+		for _, o := range d.keys[base:] {
+			if d.sameString(o, k) {
+				d.flags |= DuplicateKey
+				break
+			}
+		}
+		if len(d.keys)-int(base) < maxKeyCheck {
+			d.keys = append(d.keys, k)
+		} else {
+			d.flags |= KeysUnchecked
+		}
+	}
+	i = skipSpace(src, j+1)
+	if i >= len(src) || src[i] != ':' {
+		return 0, errAt(src, i, "after an object key (want ':')")
+	}
+	return skipSpace(src, i+1), nil
+}
+
+func (d *Doc) sameString(x, y int32) bool {
+	a, b := &d.nodes[x], &d.nodes[y]
+	if !a.esc && !b.esc {
+		return string(d.src[a.a:a.b]) == string(d.src[b.a:b.b])
+	}
+	return string(unescape(nil, d.src[a.a:a.b])) == string(unescape(nil, d.src[b.a:b.b]))
+}
+
+func literal(src []byte, i int, lit string) error {
+	if len(src)-i >= len(lit) && string(src[i:i+len(lit)]) == lit {
+		return nil
+	}
+	return &SyntaxError{Offset: i, Msg: "invalid literal (want " + lit + ")"}
+}
+
+func (d *Doc) scanNumber(src []byte, i int) (int, error) {
+	start := i
+	n := len(src)
+	if src[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		s := i
+		for i < n && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+		return i - s
+	}
+	if i < n && src[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return 0, &SyntaxError{Offset: i, Msg: "invalid number: no digits"}
+	}
+	intEnd := i
+	float := false
+	if i < n && src[i] == '.' {
+		i++
+		float = true
+		if digits() == 0 {
+			return 0, &SyntaxError{Offset: i, Msg: "invalid number: no digits after '.'"}
+		}
+	}
+	if i < n && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		float = true
+		if i < n && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, &SyntaxError{Offset: i, Msg: "invalid number: no digits in the exponent"}
+		}
+	}
+	if float || intEnd-start > 300 {
+		if float {
+			if f, err := strconv.ParseFloat(string(src[start:i]), 64); err != nil || math.IsInf(f, 0) {
+				d.flags |= NumberOverflow
+			}
+		} else if intEnd-start > 4300 {
+			d.flags |= NumberOverflow
+		}
+	}
+	return i, nil
+}
+
+// Bit tricks for testing 8 string bytes at once (see journal/jsonv).
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// scanString scans string content starting at i and returns the index of
+// the closing quote and whether the string holds escapes.
+func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
+	n := len(src)
+	esc := false
+	for {
+		for i+8 <= n {
+			x := binary.LittleEndian.Uint64(src[i:])
+			m := (x | (x - 0x20*lsb) | (x ^ '"'*lsb - lsb) | (x ^ '\\'*lsb - lsb)) & msb
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= n {
+			return 0, false, &SyntaxError{Offset: n, Msg: "unexpected end of text inside a string"}
+		}
+		c := src[i]
+		switch {
+		case c == '"':
+			return i, esc, nil
+		case c == '\\':
+			esc = true
+			if i+1 >= n {
+				return 0, false, &SyntaxError{Offset: n, Msg: "unexpected end of text inside a string"}
+			}
+			switch src[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				r := hex4(src, i+2)
+				if r < 0 {
+					return 0, false, &SyntaxError{Offset: i, Msg: `invalid \u escape: want 4 hex digits`}
+				}
+				i += 6
+				switch {
+				case r >= 0xD800 && r < 0xDC00:
+					if i+6 <= n && src[i] == '\\' && src[i+1] == 'u' {
+						if lo := hex4(src, i+2); lo >= 0xDC00 && lo <= 0xDFFF {
+							i += 6
+							continue
+						}
+					}
+					d.flags |= LoneSurrogate
+				case r >= 0xDC00 && r <= 0xDFFF:
+					d.flags |= LoneSurrogate
+				}
+			default:
+				return 0, false, &SyntaxError{Offset: i, Msg: "invalid escape \\" + string(rune(src[i+1]))}
+			}
+		case c < 0x20:
+			return 0, false, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unescaped control character U+%04X in a string", c)}
+		case c < utf8.RuneSelf:
+			i++ // a false hit from the word test
+		default:
+			d.high = true
+			i++
+		}
+	}
+}
+
+func hex4(src []byte, i int) int {
+	if i+4 > len(src) {
+		return -1
+	}
+	r := 0
+	for _, c := range src[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | int(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | int(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | int(c-'A'+10)
+		default:
+			return -1
+		}
+	}
+	return r
+}
+
+// unescape appends the decoded content of a string (without quotes) to dst.
+// A lone surrogate decodes to U+FFFD, as Go does.
+func unescape(dst, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		e := raw[i+1]
+		switch e {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := rune(hex4(raw, i+2))
+			i += 6
+			if r >= 0xD800 && r < 0xDC00 && i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				if lo := rune(hex4(raw, i+2)); lo >= 0xDC00 && lo <= 0xDFFF {
+					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+					i += 6
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default:
+			dst = append(dst, e)
+		}
+		i += 2
+	}
+	return dst
+}

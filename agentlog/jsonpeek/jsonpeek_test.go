@@ -1,0 +1,101 @@
+package jsonpeek
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestParseAgreesWithEncodingJSON(t *testing.T) {
+	cases := []string{
+		`{}`, `[]`, `{"a":1}`, ` {"a" : [1, 2.5e3, -0, true, false, null, "x\"y"]} `,
+		`{"a":{"b":{"c":[{"d":"\u00e9\ud83d\ude00"}]}}}`, `"s"`, `12`, `-1.5E-3`,
+		`{`, `{"a"}`, `{"a":}`, `[1,]`, `{"a":1,}`, `{"a":1}{"b":2}`, `01`, `1.`, `-`, `tru`,
+		`{"a":"\x"}`, "{\"a\":\"\x01\"}", `{"a":1 "b":2}`, `[1 2]`, `{"a":"\u12"}`, ``, `   `,
+		`{"a":[}`, `nul`, `{"k":"v"} x`,
+	}
+	var d Doc
+	for _, c := range cases {
+		err := d.Parse([]byte(c))
+		want := json.Valid([]byte(c))
+		if (err == nil) != want {
+			t.Errorf("%q: Parse error %v, encoding/json valid %v", c, err, want)
+		}
+	}
+}
+
+func TestFlags(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Flags
+	}{
+		{`{"a":1,"a":2}`, DuplicateKey},
+		{`{"a":{"b":1},"b":1}`, 0},
+		{`{"a":"\ud800"}`, LoneSurrogate},
+		{`{"a":"\udc00x"}`, LoneSurrogate},
+		{`{"a":"\ud83d\ude00"}`, 0},
+		{"{\"a\":\"\xff\"}", InvalidUTF8},
+		{`{"a":1e400}`, NumberOverflow},
+		{`{"a":1e300}`, 0},
+		{`{"a\u0062":1,"ab":2}`, DuplicateKey},
+	}
+	var d Doc
+	for _, c := range cases {
+		if err := d.Parse([]byte(c.in)); err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		if got := d.Flags(); got != c.want {
+			t.Errorf("%q: flags %b, want %b", c.in, got, c.want)
+		}
+	}
+}
+
+func TestValueAccess(t *testing.T) {
+	var d Doc
+	src := `{"type":"response_item","payload":{"type":"function_call","call_id":"c\u0031","n":[1,{"x":true}],"e":""},"t":null}`
+	if err := d.Parse([]byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	r := d.Root()
+	if !r.Get("type").Is("response_item") || r.Get("nope").Exists() {
+		t.Fatal("Get/Is")
+	}
+	if got := r.Path("payload", "call_id").Str(); got != "c1" {
+		t.Errorf("escaped string = %q", got)
+	}
+	if got := string(r.Path("payload", "n").Raw()); got != `[1,{"x":true}]` {
+		t.Errorf("Raw = %s", got)
+	}
+	n := 0
+	r.Path("payload", "n").Elems(func(i int, e Value) bool {
+		n++
+		if i == 1 && !e.Get("x").True() {
+			t.Error("nested true")
+		}
+		return true
+	})
+	if n != 2 || r.Get("payload").Len() != 4 {
+		t.Errorf("elems %d, members %d", n, r.Get("payload").Len())
+	}
+	if !r.Path("payload", "e").IsEmpty() || !r.Get("t").IsEmpty() || r.Get("type").IsEmpty() {
+		t.Error("IsEmpty")
+	}
+	end, err := d.ParsePrefix([]byte(`{"a":1}{"b":2}`))
+	if err != nil || end != 7 {
+		t.Errorf("ParsePrefix = %d, %v", end, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"b",{"c":null}]}`, `[1,2`, `"\u00e9"`, `{"a":1}{"b":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var d Doc
+		err := d.Parse(b)
+		// encoding/json also rejects invalid UTF-8 only by replacing it, so
+		// compare on syntax alone.
+		if (err == nil) != json.Valid(b) {
+			t.Fatalf("%q: Parse error %v, encoding/json valid %v", b, err, json.Valid(b))
+		}
+	})
+}

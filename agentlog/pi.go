@@ -1,0 +1,89 @@
+package agentlog
+
+import (
+	"strconv"
+
+	"github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+)
+
+// pi coding agent sessions (~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl;
+// badlogic/pi-mono packages/coding-agent/src/core/session-manager.ts and
+// docs/session.md). The first line is the session header {type:"session",
+// id, version?}; version 1 files (no version) have entries without ids,
+// versions 2 and 3 give every entry an id and a parentId. pi loads the
+// file by skipping lines JSON.parse rejects, treats a file whose first
+// entry is not a header as empty (and rewrites it as a new session), takes
+// the last entry as the leaf and walks parentId up to the root; orphan
+// tool calls are answered at request time with an error toolResult "No
+// result provided" (packages/ai/src/providers/transform-messages.ts), and
+// assistant messages whose stopReason is "aborted" or "error" are dropped.
+
+var piTypes = map[string]bool{
+	"session": true, "message": true, "thinking_level_change": true, "model_change": true, "compaction": true,
+	"branch_summary": true, "custom": true, "custom_message": true, "label": true, "session_info": true,
+}
+
+func decodePi(rec *Record) {
+	r := rec.Root
+	typ := r.Get("type").Str()
+	rec.NativeType = typ
+	rec.Timestamp = str(r, "timestamp")
+	if typ == "session" {
+		rec.Header = true
+		rec.Session = str(r, "id")
+		if v, ok := r.Get("version").Int(); ok {
+			rec.Version = "v" + strconv.FormatInt(v, 10)
+		} else {
+			rec.Version = "v1"
+		}
+		rec.Provider = str(r, "provider")
+		rec.Model = str(r, "modelId")
+		rec.add(Item{Kind: ItemMeta, Body: r})
+		return
+	}
+	if id := r.Get("id"); id.Kind() == jsonpeek.String {
+		rec.ID, rec.HasID = id.Str(), true
+		if p := r.Get("parentId"); p.Kind() == jsonpeek.String {
+			rec.Parent, rec.HasParent = p.Str(), true
+		}
+	}
+	rec.Leaf = true
+	if !piTypes[typ] {
+		rec.Unknown = true
+		return
+	}
+	switch typ {
+	case "message":
+		msg := r.Get("message")
+		rec.NativeType = "message/" + str(msg, "role")
+		content := msg.Get("content")
+		switch str(msg, "role") {
+		case "user":
+			rec.add(Item{Kind: ItemUser, Body: content})
+		case "assistant":
+			rec.Model, rec.Provider = str(msg, "model"), str(msg, "provider")
+			assistantBlocks(rec, content, "arguments", "toolCall")
+			if sr := str(msg, "stopReason"); sr == "aborted" || sr == "error" {
+				rec.add(Item{Kind: ItemAbort, Body: msg.Get("errorMessage"), Text: "stopReason " + sr})
+			}
+		case "toolResult":
+			rec.add(Item{Kind: ItemResult, CallID: str(msg, "toolCallId"), Tool: str(msg, "toolName"), Body: content, IsError: msg.Get("isError").True()})
+		default:
+			rec.add(Item{Kind: ItemSystem, Body: msg, Text: str(msg, "role")})
+		}
+	case "compaction":
+		rec.Compaction = true
+		rec.Summary = !r.Get("summary").IsEmpty()
+		rec.FirstKept = str(r, "firstKeptEntryId")
+		rec.add(Item{Kind: ItemCompaction, Body: r.Get("summary")})
+	case "branch_summary":
+		rec.add(Item{Kind: ItemSystem, Body: r.Get("summary"), Text: "branch_summary"})
+	case "custom_message":
+		rec.add(Item{Kind: ItemSystem, Body: r.Get("content"), Text: "custom_message"})
+	case "model_change":
+		rec.Model, rec.Provider = str(r, "modelId"), str(r, "provider")
+		rec.add(Item{Kind: ItemMeta, Body: r})
+	default:
+		rec.add(Item{Kind: ItemMeta, Body: r})
+	}
+}

@@ -1,0 +1,126 @@
+package agentlog
+
+import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+
+// ItemKind classifies what a native record says, format-neutrally.
+type ItemKind uint8
+
+// Item kinds.
+const (
+	ItemUser       ItemKind = iota + 1 // a user message
+	ItemAssistant                      // a model's message
+	ItemSystem                         // a system or developer message, or an agent notice
+	ItemReasoning                      // the model's reasoning summary
+	ItemCall                           // a tool call
+	ItemResult                         // a tool call's result
+	ItemCompaction                     // history compacted
+	ItemAbort                          // a turn interrupted, cancelled or failed
+	ItemMeta                           // a header, turn context, setting or bookkeeping record
+	ItemRunStart                       // a run (turn) started
+	ItemRunEnd                         // a run finished
+)
+
+// Item is one thing a record says. A record may say several: a Claude
+// Code user line can carry three tool results.
+type Item struct {
+	Kind    ItemKind
+	CallID  string         // calls and results
+	CallKey string         // the call's family ("f" function, "c" custom, "s" search) when results only answer their own
+	Tool    string         // the tool's name, when the record names it
+	Body    jsonpeek.Value // the native value an import carries (content, arguments, output)
+	IsError bool
+	Text    string // a short note: an abort's reason, a run id
+	// Replayed: the item is a copy kept inside a compaction (Codex's
+	// replacement_history). The checks count it; import does not write it
+	// again.
+	Replayed bool
+}
+
+// Record is the format-neutral view of one native line.
+type Record struct {
+	Line       int
+	NativeType string         // the record's type as the agent names it ("response_item/function_call")
+	Unknown    bool           // a record type tracecheck does not know (agents skip it)
+	Root       jsonpeek.Value // the whole line
+
+	// Entry tree (Claude Code uuid/parentUuid, pi id/parentId).
+	ID        string
+	HasID     bool
+	Parent    string
+	HasParent bool // a non-null parent link
+
+	Session   string // the session this line names (sessionId, a header's id)
+	Header    bool   // a session header (Codex and harness session_meta, pi session)
+	ForkOf    string // a header's parent session (Codex forked_from_id)
+	Timestamp string
+	Sidechain bool
+	AgentID   string
+	Model     string
+	Provider  string
+	Version   string
+
+	Items []Item
+
+	// Compaction. Summary: the record carries (or is) the summary text.
+	Compaction bool
+	Summary    bool
+	Boundary   bool   // a Claude Code compact boundary, whose summary is the next message
+	IsSummary  bool   // a Claude Code isCompactSummary message
+	DropsCalls bool   // the agent drops the calls before this compaction from what it loads
+	FirstKept  string // pi: the compaction's firstKeptEntryId
+
+	// Leaf: the entry can be the one a resume starts from.
+	Leaf bool
+}
+
+func (r *Record) reset(line int, root jsonpeek.Value) {
+	items := r.Items[:0]
+	*r = Record{Line: line, Root: root, Items: items}
+}
+
+func (r *Record) add(it Item) { r.Items = append(r.Items, it) }
+
+// str returns a string member, or "".
+func str(v jsonpeek.Value, keys ...string) string { return v.Path(keys...).Str() }
+
+// textHasPrefix reports whether a message content (a string, or an array
+// of parts with text members) starts with p in its first text.
+func textHasPrefix(content jsonpeek.Value, p string) bool {
+	if content.Kind() == jsonpeek.String {
+		return content.HasPrefix(p)
+	}
+	found := false
+	content.Elems(func(_ int, e jsonpeek.Value) bool {
+		if t := e.Get("text"); t.Kind() == jsonpeek.String {
+			found = t.HasPrefix(p)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// assistantBlocks adds the items of an assistant message's content blocks
+// (Claude Code and pi share the shape): a tool call is a block whose type
+// is one of callTypes, with its arguments under argsKey; thinking blocks
+// are reasoning; text and any other block are the model's output.
+func assistantBlocks(rec *Record, content jsonpeek.Value, argsKey string, callTypes ...string) {
+	content.Elems(func(_ int, b jsonpeek.Value) bool {
+		typ := b.Get("type")
+		for _, ct := range callTypes {
+			if typ.Is(ct) {
+				rec.add(Item{Kind: ItemCall, CallID: str(b, "id"), Tool: str(b, "name"), Body: b.Get(argsKey)})
+				return true
+			}
+		}
+		switch {
+		case typ.Is("thinking"), typ.Is("redacted_thinking"):
+			rec.add(Item{Kind: ItemReasoning, Body: b.Get("thinking")})
+		case typ.Is("text"):
+			rec.add(Item{Kind: ItemAssistant, Body: b.Get("text")})
+		default:
+			rec.add(Item{Kind: ItemAssistant, Body: b})
+		}
+		return true
+	})
+}

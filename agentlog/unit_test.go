@@ -1,0 +1,146 @@
+package agentlog
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+	"github.com/tracecheck/tracecheck/journal"
+)
+
+func TestSplitConcatenated(t *testing.T) {
+	rec := `{"type":"user","uuid":"u2","sessionId":"s"}`
+	cases := []struct {
+		name  string
+		line  string
+		parts int
+		torn  bool
+	}{
+		{"two whole", rec + rec, 2, false},
+		{"whole then torn", rec + `{"type":"user","uu`, 1, true},
+		{"torn then whole", `{"type":"user","message":{"content":"cut` + rec, 1, true},
+		{"record missing its last brace is not two", `{"type":"user","uuid":"u1","message":{"role":"user","content":"x"}`, 0, false},
+		{"trailing garbage is not two", rec + ` garbage`, 0, false},
+		{"inner object of another format", `{"timestamp":"t","type":"x","payload":{"type":"user","uuid":"u"}`, 0, false},
+	}
+	var d jsonpeek.Doc
+	for _, c := range cases {
+		parts, torn := splitConcatenated(&d, []byte(c.line), ClaudeCode)
+		if len(parts) != c.parts || (c.parts > 0 && torn != c.torn) {
+			t.Errorf("%s: %d parts, torn %v; want %d, %v", c.name, len(parts), torn, c.parts, c.torn)
+		}
+	}
+}
+
+func TestRFC3339(t *testing.T) {
+	for ts, ok := range map[string]bool{
+		"2025-12-10T09:00:00.000Z": true, "2025-12-10T09:00:00+02:00": true, "2025-12-10 09:00:00": false,
+		"1765233665292": false, "": false, "2025-12-31T23:59:60Z": false, "2025-13-01T00:00:00Z": false,
+	} {
+		if got := rfc3339(ts) != ""; got != ok {
+			t.Errorf("%q: %v, want %v", ts, got, ok)
+		}
+	}
+}
+
+// TestImportResolvesDuplicateNativeIDs: a uuid used twice still yields a
+// valid Trace; the second event gets a line suffix, and a parent link is
+// kept only when it names an earlier event.
+func TestImportResolvesDuplicateNativeIDs(t *testing.T) {
+	in := strings.Join([]string{
+		`{"type":"user","uuid":"x","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"a"}}`,
+		`{"type":"user","uuid":"x","parentUuid":"x","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"b"}}`,
+		`{"type":"user","uuid":"y","parentUuid":"later","sessionId":"s","message":{"role":"user","content":"no time"}}`,
+		`{"type":"summary","summary":"s","leafUuid":"y"}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	st, err := Import(strings.NewReader(in), "t.jsonl", ClaudeCode, &out)
+	if err != nil || st.RenamedIDs != 1 {
+		t.Fatalf("import: %v %+v", err, st)
+	}
+	if errs := journal.Validate(bytes.NewReader(out.Bytes()), "t"); errs != nil {
+		t.Fatalf("%v\n%s", errs, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for i, want := range []string{`"event_id":"x",`, `"event_id":"x@line-2",`, `"event_id":"y",`} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("event %d lacks %s: %s", i, want, lines[i])
+		}
+	}
+	if !strings.Contains(lines[1], `"parent_event_id":"x"`) || strings.Contains(lines[2], "parent_event_id") {
+		t.Errorf("parent links: %s / %s", lines[1], lines[2])
+	}
+	// A line without a timestamp carries the last one, and says so.
+	if !strings.Contains(lines[2], `"timestamp":"2026-01-01T00:00:01Z"`) {
+		t.Errorf("timestamp carry: %s", lines[2])
+	}
+}
+
+// TestImportStrictFallback: bytes a strict reader refuses (duplicate keys,
+// lone surrogates) are carried as text, so the Trace still validates.
+func TestImportStrictFallback(t *testing.T) {
+	in := `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s","cli_version":"1"}}` + "\n" +
+		`{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"\ud800","text":"dup"}]}}` + "\n"
+	var out bytes.Buffer
+	if _, err := Import(strings.NewReader(in), "t", Codex, &out); err != nil {
+		t.Fatal(err)
+	}
+	if errs := journal.Validate(bytes.NewReader(out.Bytes()), "t"); errs != nil {
+		t.Fatalf("%v\n%s", errs, out.String())
+	}
+	if !strings.Contains(out.String(), `"content_text":`) {
+		t.Errorf("no text fallback:\n%s", out.String())
+	}
+}
+
+func TestIDSetIsExact(t *testing.T) {
+	s := NewIDSet()
+	for _, id := range []string{"a", "b", "a", ""} {
+		s.Add(id)
+	}
+	if !s.Has("a") || !s.Has("") || s.Has("c") || s.Len() != 3 || s.Add("b") {
+		t.Error("IDSet")
+	}
+}
+
+func TestCodesDocumented(t *testing.T) {
+	var names []string
+	for _, c := range Codes {
+		if c.Summary == "" {
+			t.Errorf("%s has no summary", c.Code)
+		}
+		names = append(names, string(c.Code))
+	}
+	want := []string{"TORN_TAIL", "CONCATENATED_LINES", "INVALID_JSON", "INVALID_UTF8", "MISSING_HEADER", "MIXED_SESSION", "DUPLICATE_ID",
+		"DANGLING_PARENT", "UNREACHABLE", "ORPHAN_CALL", "ORPHAN_RESULT", "COMPACTION_WITHOUT_SUMMARY", "LINE_TOO_LONG", "UNKNOWN_RECORD",
+		"OPEN_CALL_LIMIT", "UNKNOWN_FORMAT", "TOO_MANY_FINDINGS", "READ_FAILED"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Error(diff)
+	}
+}
+
+// TestLongLineIsSkipped: a line over the limit is reported and reading
+// goes on.
+func TestLongLineIsSkipped(t *testing.T) {
+	in := `{"timestamp":"t","type":"session_meta","payload":{"id":"s","cli_version":"1"}}` + "\n" +
+		`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":"` + strings.Repeat("x", 300) + `"}}` + "\n" +
+		`{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"o"}}` + "\n"
+	rep := Lint(strings.NewReader(in), "t", Options{MaxLine: 200})
+	if diff := cmp.Diff([]string{"2 LINE_TOO_LONG", "3 ORPHAN_RESULT"}, got(rep)); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestIDSetUUIDsAndOthersDoNotMix(t *testing.T) {
+	s := NewIDSet()
+	u := "5f2c9a10-1111-4222-8333-944455556666"
+	if !s.Add(u) || s.Add(u) || s.Has(strings.ToUpper(u)) || !s.Add(strings.ToUpper(u)) || s.Len() != 2 {
+		t.Error("a UUID and its uppercase spelling are two ids")
+	}
+	if s.Has("5f2c9a10-1111-4222-8333-94445555666") || s.Has("5f2c9a10x1111-4222-8333-944455556666") {
+		t.Error("near-UUIDs")
+	}
+}

@@ -1,0 +1,404 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tracecheck/tracecheck/exercise"
+	"github.com/tracecheck/tracecheck/exercise/reference"
+	"github.com/tracecheck/tracecheck/exercise/subject"
+	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+)
+
+// exitProtocol: the subject broke the protocol (exercise run, conform).
+const exitProtocol = 3
+
+func exerciseCommands() []command {
+	return []command{
+		{"list", "the exercises and your progress", runExerciseList},
+		{"show", "an exercise's statement, criteria and (--hint) hints", runExerciseShow},
+		{"run", "check your subject on an exercise: -- CMD ARGS...", runExerciseRun},
+		{"reset", "forget an exercise's progress", runExerciseReset},
+		{"serve", "answer the protocol with tracecheck's own implementation", runExerciseServe},
+	}
+}
+
+func exerciseUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s exercise SUBCOMMAND [flags]\n\n", programName)
+	fmt.Fprintf(w, "Exercises A-F of the curriculum's lesson s07 and R (resume, chapter 20 of the\n")
+	fmt.Fprintf(w, "TypeScript harness), checked on your own program, in any language, through the\n")
+	fmt.Fprintf(w, "subject protocol (docs/protocol.md). Subcommands:\n")
+	for _, c := range exerciseCommands() {
+		fmt.Fprintf(w, "  %-6s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nStart: %s exercise list; %s exercise show A;\n", programName, programName)
+	fmt.Fprintf(w, "       %s exercise run A -- python3 subject.py\n", programName)
+	fmt.Fprintf(w, "Starter kits: exercises/python/starter, exercises/go/starter.\n")
+	fmt.Fprintf(w, "Run '%s exercise SUBCOMMAND --help' for its flags.\n", programName)
+	fmt.Fprintf(w, "Exit status: 0 ok, 1 a criterion failed, 2 usage error, 3 the subject broke the protocol.\n")
+}
+
+func runExercise(e *env, args []string) int {
+	return dispatch(e, args, exerciseCommands(), "exercise", exerciseUsage)
+}
+
+// progressFlag adds --state.
+func progressFlag(fs *pflag.FlagSet) *string {
+	return fs.String("state", exercise.DefaultProgressFile, "keep your progress in `FILE`")
+}
+
+func loadProgress(e *env, cmd, path string) (*exercise.Progress, bool) {
+	p, err := exercise.LoadProgress(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		return nil, false
+	}
+	return p, true
+}
+
+func findExercise(e *env, cmd, id string) (*exercise.Exercise, bool) {
+	ex, err := exercise.Find(id)
+	if err != nil {
+		usageError(e, cmd, "%v", err)
+		return nil, false
+	}
+	return ex, true
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func runExerciseList(e *env, args []string) int {
+	const cmd = "exercise list"
+	fs := newFlags(e, cmd, "exercise list [--state FILE] [--format text|json]",
+		"List the exercises: id, title, the ops your subject must answer for it, and your\n"+
+			"progress (criteria passed, from the progress file that 'exercise run' keeps).")
+	state := progressFlag(fs)
+	format := fs.String("format", "text", "output format: text or json")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if !checkFormat(e, cmd, *format) {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, cmd, "unexpected argument %q", fs.Arg(0))
+	}
+	p, ok := loadProgress(e, cmd, *state)
+	if !ok {
+		return exitUsage
+	}
+	if *format == "json" {
+		if err := writeJSON(e.stdout, struct {
+			State     string               `json:"state"`
+			Exercises []exercise.ListEntry `json:"exercises"`
+		}{*state, exercise.List(p)}); err != nil {
+			return exitFailed
+		}
+		return exitOK
+	}
+	exercise.WriteListText(e.stdout, p, programName)
+	fmt.Fprintf(e.stdout, "progress: %s\n", textsafe.Quote(*state))
+	return exitOK
+}
+
+func runExerciseShow(e *env, args []string) int {
+	const cmd = "exercise show"
+	fs := newFlags(e, cmd, "exercise show ID [--hint] [--state FILE] [--format text|json]",
+		"Show exercise ID (A-F, R): where it comes from, the ops it needs, what to build, and\n"+
+			"its acceptance criteria in order, each marked when it passed. --hint adds the hint of\n"+
+			"every criterion.")
+	withHint := fs.Bool("hint", false, "show the hint of each criterion")
+	state := progressFlag(fs)
+	format := fs.String("format", "text", "output format: text or json")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if !checkFormat(e, cmd, *format) {
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		return usageError(e, cmd, "want one exercise id, got %d arguments", fs.NArg())
+	}
+	ex, ok := findExercise(e, cmd, fs.Arg(0))
+	if !ok {
+		return exitUsage
+	}
+	p, ok := loadProgress(e, cmd, *state)
+	if !ok {
+		return exitUsage
+	}
+	if *format == "json" {
+		if err := ex.WriteStatementJSON(e.stdout, p); err != nil {
+			return exitFailed
+		}
+		return exitOK
+	}
+	ex.WriteStatement(e.stdout, p, *withHint, programName)
+	return exitOK
+}
+
+// subjectFlags adds the flags of a run against a subject.
+type subjectFlags struct {
+	seed           *int64
+	timeout        *time.Duration
+	startupTimeout *time.Duration
+	maxResponse    *int
+	reference      *string
+	format         *string
+}
+
+func addSubjectFlags(fs *pflag.FlagSet, formats string) *subjectFlags {
+	return &subjectFlags{
+		seed:           fs.Int64("seed", 0, "generate the cases from `N` (default: a new seed each run, printed so that it can be repeated)"),
+		timeout:        fs.Duration("timeout", subject.DefaultTimeout, "how long to wait for each response"),
+		startupTimeout: fs.Duration("startup-timeout", subject.DefaultStartupTimeout, "how long to wait for the answer to hello (interpreters and 'go run' start slowly)"),
+		maxResponse:    fs.Int("max-response", subject.DefaultMaxResponseBytes, "the longest response line, in `bytes`"),
+		reference:      fs.String("reference", "", "also draw cases from the *.trace.jsonl files under `DIR` (default: ../shared/reference beside the tracecheck module, when it exists; --reference= for none)"),
+		format:         fs.String("format", "text", "output format: "+formats),
+	}
+}
+
+// config checks the flags and the command line after "--" and builds the
+// run's configuration; ok is false after a usage error.
+func (sf *subjectFlags) config(e *env, fs *pflag.FlagSet, cmd string, formats []string) (exercise.Config, bool) {
+	var cfg exercise.Config
+	if !contains(formats, *sf.format) {
+		usageError(e, cmd, "--format must be %s, not %q", strings.Join(formats, ", "), *sf.format)
+		return cfg, false
+	}
+	dash := fs.ArgsLenAtDash()
+	if dash < 0 || dash == fs.NArg() {
+		usageError(e, cmd, "no subject: give its command line after --, e.g. -- python3 subject.py")
+		return cfg, false
+	}
+	cfg.Argv = fs.Args()[dash:]
+	if *sf.timeout <= 0 || *sf.startupTimeout <= 0 || *sf.maxResponse <= 0 {
+		usageError(e, cmd, "--timeout, --startup-timeout and --max-response must be positive")
+		return cfg, false
+	}
+	cfg.Subject = subject.Options{Timeout: *sf.timeout, StartupTimeout: *sf.startupTimeout, MaxResponseBytes: *sf.maxResponse}
+	cfg.Seed = *sf.seed
+	if !fs.Changed("seed") {
+		cfg.Seed = 1 + rand.Int64N(999_999)
+	}
+	dir := *sf.reference
+	if !fs.Changed("reference") {
+		wd, _ := os.Getwd()
+		dir = exercise.DefaultReferenceDir(wd)
+	} else if dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			usageError(e, cmd, "--reference %s is not a directory", textsafe.Quote(dir))
+			return cfg, false
+		}
+	}
+	fx, err := exercise.LoadFixtures(dir)
+	if err != nil {
+		usageError(e, cmd, "%v", err)
+		return cfg, false
+	}
+	cfg.Fixtures = fx
+	return cfg, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// startFailed reports a subject that could not be started (exit 2).
+func startFailed(e *env, cmd string, err error) int {
+	var se *subject.StartError
+	if errors.As(err, &se) {
+		return usageError(e, cmd, "%v", err)
+	}
+	fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+	return exitFailed
+}
+
+// finish writes the report in its format and returns the exit status. A
+// protocol error is also one line on stderr, followed by the subject's
+// stderr tail, whatever the format.
+func finish(e *env, cmd, format string, r *exercise.Report, rerun string) int {
+	var err error
+	switch format {
+	case "json":
+		err = r.WriteJSON(e.stdout)
+	case "exercism":
+		err = r.WriteExercism(e.stdout)
+	case "junit":
+		err = cireport.WriteJUnit(e.stdout, "tracecheck "+r.Command, r.JUnitSuites()...)
+	default:
+		if r.Status != exercise.Broken {
+			r.WriteText(e.stdout, rerun)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		return exitFailed
+	}
+	if r.Status == exercise.Broken {
+		fmt.Fprintf(e.stderr, "%s %s: the subject broke the protocol: %s\n", programName, cmd, safeLine(r.Protocol))
+		for _, l := range r.Stderr {
+			fmt.Fprintf(e.stderr, "  subject stderr | %s\n", safeLine(l))
+		}
+		return exitProtocol
+	}
+	return r.ExitCode()
+}
+
+// safeLine makes a line from the subject printable (see textsafe); quotes
+// are kept as they are.
+func safeLine(s string) string {
+	if textsafe.Plain(s) {
+		return s
+	}
+	q := textsafe.Quote(s)
+	return strings.ReplaceAll(strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`), `\\`, `\`)
+}
+
+// rerunLine is the command line that repeats a run with the same cases.
+func rerunLine(cmd string, seed int64, argv []string) string {
+	return fmt.Sprintf("%s %s --seed %d -- %s", programName, cmd, seed, exercise.ShellJoin(argv))
+}
+
+var runFormats = []string{"text", "json", "exercism", "junit"}
+
+func runExerciseRun(e *env, args []string) int {
+	const cmd = "exercise run"
+	fs := newFlags(e, cmd, "exercise run ID [flags] -- CMD ARGS...",
+		"Start CMD ARGS (your subject) once, shake hands, and check exercise ID: the current\n"+
+			"criterion (the first not passed yet) first, then the earlier ones again, then the\n"+
+			"later ones, stopping at the first failure. A failure shows the request, the first\n"+
+			"field of the response that differs from tracecheck's answer (a JSON pointer, with\n"+
+			"both values), the criterion's hint and the tail of the subject's stderr. Progress\n"+
+			"is kept in the --state file. Cases come from the goldens, the reference traces and\n"+
+			"a seed; --seed N repeats a run's cases.\n\n"+
+			"Exit 0 every criterion passes, 1 one failed (or the subject lacks an op the exercise\n"+
+			"needs), 2 usage error (unknown exercise, no command, a command that cannot start),\n"+
+			"3 the subject broke the protocol (crashed, timed out, wrote a stdout line that is not\n"+
+			"a valid response): one line on stderr names the stdout line and why.")
+	state := progressFlag(fs)
+	sf := addSubjectFlags(fs, strings.Join(runFormats, ", "))
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.ArgsLenAtDash() != 1 && !(fs.ArgsLenAtDash() < 0 && fs.NArg() == 1) {
+		if fs.NArg() == 0 || fs.ArgsLenAtDash() == 0 {
+			return usageError(e, cmd, "no exercise id: exercise run ID -- CMD ARGS...")
+		}
+		if fs.ArgsLenAtDash() < 0 {
+			return usageError(e, cmd, "put -- before the subject's command line: exercise run %s -- %s", fs.Arg(0), strings.Join(fs.Args()[1:], " "))
+		}
+		return usageError(e, cmd, "want one exercise id before --, got %q", fs.Args()[:fs.ArgsLenAtDash()])
+	}
+	ex, ok := findExercise(e, cmd, fs.Arg(0))
+	if !ok {
+		return exitUsage
+	}
+	cfg, ok := sf.config(e, fs, cmd, runFormats)
+	if !ok {
+		return exitUsage
+	}
+	p, ok := loadProgress(e, cmd, *state)
+	if !ok {
+		return exitUsage
+	}
+	r, err := exercise.RunExercise(cfg, ex, p.PassedSet(ex))
+	if err != nil {
+		return startFailed(e, cmd, err)
+	}
+	if len(r.Exercises) == 1 && r.Exercises[0].Status != exercise.Skipped {
+		p.Record(ex, r.Exercises[0])
+		if err := p.Save(*state); err != nil {
+			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		}
+	}
+	code := finish(e, cmd, *sf.format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
+	if *sf.format == "text" && r.Status == exercise.Pass {
+		fmt.Fprintf(e.stdout, "exercise %s passes.", ex.ID)
+		if next := p.Next(); next != nil {
+			fmt.Fprintf(e.stdout, " next: %s exercise show %s\n", programName, next.ID)
+		} else {
+			fmt.Fprintf(e.stdout, " Every exercise is done: %s conform -- %s checks them all.\n", programName, exercise.ShellJoin(cfg.Argv))
+		}
+	} else if *sf.format == "text" && r.Status == exercise.Fail && len(r.Exercises) == 1 && r.Exercises[0].Status == exercise.Fail {
+		fmt.Fprintf(e.stdout, "more help: %s exercise show %s --hint\n", programName, ex.ID)
+	}
+	return code
+}
+
+func runExerciseReset(e *env, args []string) int {
+	const cmd = "exercise reset"
+	fs := newFlags(e, cmd, "exercise reset ID... | --all [--state FILE]",
+		"Forget the progress of the exercises named (or of every one with --all), so that\n"+
+			"'exercise run' starts them again from their first criterion.")
+	all := fs.Bool("all", false, "forget every exercise's progress")
+	state := progressFlag(fs)
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if *all == (fs.NArg() > 0) {
+		return usageError(e, cmd, "name the exercises to reset, or give --all")
+	}
+	p, ok := loadProgress(e, cmd, *state)
+	if !ok {
+		return exitUsage
+	}
+	targets := exercise.Catalog()
+	if !*all {
+		targets = nil
+		for _, id := range fs.Args() {
+			ex, ok := findExercise(e, cmd, id)
+			if !ok {
+				return exitUsage
+			}
+			targets = append(targets, ex)
+		}
+	}
+	for _, ex := range targets {
+		p.Reset(ex)
+		fmt.Fprintf(e.stdout, "reset %s\n", ex.ID)
+	}
+	if err := p.Save(*state); err != nil {
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func runExerciseServe(e *env, args []string) int {
+	const cmd = "exercise serve"
+	fs := newFlags(e, cmd, "exercise serve",
+		"Answer the subject protocol on standard input and output with tracecheck's own\n"+
+			"implementation (journal, reducer, the session store): a subject that passes every\n"+
+			"exercise. Try: "+programName+" conform -- "+programName+" exercise serve")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, cmd, "unexpected argument %q", fs.Arg(0))
+	}
+	if err := reference.Serve(e.stdin, e.stdout); err != nil {
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/modelserver"
+	"github.com/tracecheck/tracecheck/modelserver/cassette"
+)
+
+func modelCommands() []command {
+	return []command{
+		{"serve", "serve a scenario's scripted model (or a cassette) over HTTP", runModelServe},
+		{"run", "run an agent command against a scripted model server and check how it went", runModelRun},
+		{"record", "proxy to a real model endpoint and record every exchange in a cassette", runModelRecord},
+	}
+}
+
+func modelUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s model SUBCOMMAND [flags]\n\n", programName)
+	fmt.Fprintf(w, "The scripted model over HTTP, in the OpenAI Chat Completions and Anthropic\n")
+	fmt.Fprintf(w, "Messages wire formats (docs/model-server.md). Subcommands:\n")
+	for _, c := range modelCommands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s model SUBCOMMAND --help' for its flags.\n", programName)
+	fmt.Fprintf(w, "Exit status: 0 ok, 1 a request was rejected, the agent failed or the script\nwas not fully used, 2 usage error or unknown scenario.\n")
+}
+
+func runModel(e *env, args []string) int {
+	return dispatch(e, args, modelCommands(), "model", modelUsage)
+}
+
+// sourceFlags are the flags that say what a model server serves.
+type sourceFlags struct {
+	scenario    *string
+	scenarioDir *string
+	cassette    *string
+	mode        *string
+	upstream    *string
+	exhausted   *string
+	trace       *string
+}
+
+func addSourceFlags(fs *pflag.FlagSet, withCassette bool) *sourceFlags {
+	f := &sourceFlags{
+		scenario:    fs.String("scenario", "", "serve the scripted turns of the scenario `ID|FILE` (a built-in id, or a scenario file)"),
+		scenarioDir: fs.String("scenario-dir", "", "look scenario ids up in `DIR` instead of the built-in scenarios"),
+		exhausted:   fs.String("on-exhausted", "answer", "when the script is used up: answer (the scripted model's \""+exhaustedHint+"\") or error (400, code script_exhausted)"),
+		trace:       fs.String("trace", "", "write the Trace 0.1.0 of what the server saw to `FILE` (must not exist), one exchange at a time"),
+	}
+	if withCassette {
+		f.cassette = fs.String("cassette", "", "serve the recordings of the cassette `FILE` instead of a scenario")
+		f.mode = fs.String("mode", "replay", "with --cassette: replay (a miss is an error), record (a miss is forwarded to --upstream and recorded) or live (everything forwarded, the cassette untouched)")
+		f.upstream = fs.String("upstream", "", "the real endpoint's base `URL` (record and live modes), e.g. https://api.openai.com")
+	}
+	return f
+}
+
+const exhaustedHint = "The scripted model has no remaining turns."
+
+// endpoint builds what the flags ask to serve. The returned close flushes
+// and closes the files it opened; the int is an exit code when ok is false.
+func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, closeFn func() error, code int, ok bool) {
+	nothing := func() error { return nil }
+	useCassette := f.cassette != nil && *f.cassette != ""
+	switch {
+	case useCassette && *f.scenario != "":
+		return nil, nil, usageError(e, cmd, "give --scenario or --cassette, not both"), false
+	case !useCassette && *f.scenario == "":
+		if f.cassette != nil {
+			return nil, nil, usageError(e, cmd, "--scenario or --cassette is required"), false
+		}
+		return nil, nil, usageError(e, cmd, "--scenario is required"), false
+	case !useCassette && f.mode != nil && (*f.mode != "replay" || *f.upstream != ""):
+		return nil, nil, usageError(e, cmd, "--mode and --upstream go with --cassette"), false
+	}
+	var exhausted modelserver.ExhaustedPolicy
+	switch *f.exhausted {
+	case "answer":
+	case "error":
+		exhausted = modelserver.ExhaustedError
+	default:
+		return nil, nil, usageError(e, cmd, "--on-exhausted must be answer or error, not %s", textsafe.Quote(*f.exhausted)), false
+	}
+	var trace *os.File
+	if *f.trace != "" {
+		var err error
+		trace, err = os.OpenFile(*f.trace, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if err != nil {
+			if errors.Is(err, os.ErrExist) {
+				return nil, nil, usageError(e, cmd, "--trace %s already exists: it is never overwritten; remove it or name another file", textsafe.Quote(*f.trace)), false
+			}
+			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+			return nil, nil, exitUsage, false
+		}
+	}
+	closeTrace := nothing
+	var traceW io.Writer
+	if trace != nil {
+		closeTrace, traceW = trace.Close, trace
+	}
+	if useCassette {
+		p, err := cassette.Open(*f.cassette, cassette.Options{
+			Mode: cassette.Mode(*f.mode), Upstream: *f.upstream, Trace: traceW, Log: notes(e.stderr, cmd),
+		})
+		if err != nil {
+			closeTrace()
+			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+			return nil, nil, exitUsage, false
+		}
+		return p, func() error {
+			err := p.Close()
+			if cerr := closeTrace(); err == nil {
+				err = cerr
+			}
+			return err
+		}, 0, true
+	}
+	sc, code, ok := loadScenarioRef(e, cmd, *f.scenario, *f.scenarioDir)
+	if !ok {
+		closeTrace()
+		return nil, nil, code, false
+	}
+	srv := modelserver.New(modelserver.ScriptOf(sc), modelserver.Options{Exhausted: exhausted, Trace: traceW, Log: notes(e.stderr, cmd)})
+	return srv, closeTrace, 0, true
+}
+
+const serveDescription = "Serve the scripted turns of a scenario (or the recordings of a cassette) where\n" +
+	"agents look for a model: POST /v1/chat/completions (OpenAI Chat Completions,\n" +
+	"whole and stream: true), POST /v1/messages (Anthropic Messages, whole and\n" +
+	"streamed) and GET /v1/models. Point an agent at it with\n" +
+	"OPENAI_BASE_URL=<URL>/v1 or ANTHROPIC_BASE_URL=<URL>.\n\n" +
+	"The first line of standard output is the server's URL (with --addr\n" +
+	"127.0.0.1:0, the default, a free port). The server listens on loopback only:\n" +
+	"another address needs --allow-remote. Requests are answered one at a time\n" +
+	"in arrival order; a request the real API would reject (malformed, or a\n" +
+	"tool call left without its tool result) gets the API's 400 error body and\n" +
+	"a line on standard error. SIGINT or SIGTERM stops the server once the\n" +
+	"requests in flight are answered and their exchanges written to --trace.\n\n" +
+	"Exit 0 after a clean stop, 1 when a request was rejected (or the trace\n" +
+	"could not be written), 2 usage error or unknown scenario."
+
+func runModelServe(e *env, args []string) int {
+	fs := newFlags(e, "model serve", "model serve (--scenario ID|FILE | --cassette FILE) [--addr HOST:PORT] [--trace FILE] [flags]", serveDescription)
+	src := addSourceFlags(fs, true)
+	addr := fs.String("addr", modelserver.DefaultAddr, "listen on `HOST:PORT` (port 0: a free port)")
+	remote := fs.Bool("allow-remote", false, "allow an --addr that is not loopback (the server has no authentication)")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, "model serve", "unexpected argument %s", textsafe.Quote(fs.Arg(0)))
+	}
+	return serve(e, "model serve", src, *addr, *remote)
+}
+
+// serve serves what src names on addr until SIGINT or SIGTERM.
+func serve(e *env, cmd string, src *sourceFlags, addr string, remote bool) int {
+	ep, closeFn, code, ok := src.endpoint(e, cmd)
+	if !ok {
+		return code
+	}
+	ln, err := modelserver.Listen(addr, remote)
+	if err != nil {
+		closeFn()
+		var re *modelserver.RemoteError
+		if errors.As(err, &re) {
+			return usageError(e, cmd, "%v", err)
+		}
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := modelserver.Serve(ln, ep)
+	fmt.Fprintln(e.stdout, srv.URL)
+	<-ctx.Done()
+	stop()
+	sctx, cancel := context.WithTimeout(context.Background(), modelserver.ShutdownGrace)
+	defer cancel()
+	serr := srv.Shutdown(sctx)
+	cerr := closeFn()
+	rep := ep.Report()
+	writeReport(e.stderr, cmd, rep)
+	switch {
+	case serr != nil:
+		fmt.Fprintf(e.stderr, "%s %s: stopping: %v\n", programName, cmd, serr)
+		return exitFailed
+	case cerr != nil:
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, cerr)
+		return exitFailed
+	case len(rep.Rejected) > 0 || rep.TraceErr != nil:
+		return exitFailed
+	}
+	return exitOK
+}
+
+// writeReport prints the one-line summary of a conversation.
+func writeReport(w io.Writer, cmd string, r modelserver.Report) {
+	fmt.Fprintf(w, "%s %s: answered %d request(s): %d of %d turns used, %d past the script, %d rejected\n",
+		programName, cmd, r.Answered, r.Used, r.Turns, r.Exhausted, len(r.Rejected))
+	if r.TraceErr != nil {
+		fmt.Fprintf(w, "%s %s: %v\n", programName, cmd, r.TraceErr)
+	}
+}
+
+const runDescription = "Start a model server for the scenario (or cassette) on a free loopback port,\n" +
+	"run CMD with OPENAI_BASE_URL=<URL>/v1, ANTHROPIC_BASE_URL=<URL> and\n" +
+	"TRACECHECK_MODEL_URL=<URL> (and OPENAI_API_KEY / ANTHROPIC_API_KEY set to a\n" +
+	"dummy when unset), wait for it, and stop the server.\n\n" +
+	"The run fails (exit 1), each reason on standard error, when the agent exits\n" +
+	"non-zero or is killed, when the server rejected a request, or when scripted\n" +
+	"turns (or cassette recordings) were left unused. Answers past the end of the\n" +
+	"script are reported, not failed. --trace keeps the Trace of what the server\n" +
+	"saw, to check with 'tracecheck validate' or against a golden. SIGINT or\n" +
+	"SIGTERM is passed on to the agent as SIGINT.\n\n" +
+	"Exit 0 ok, 1 the run failed, 2 usage error, unknown scenario or a command that\n" +
+	"cannot be started."
+
+func runModelRun(e *env, args []string) int {
+	fs := newFlags(e, "model run", "model run (--scenario ID|FILE | --cassette FILE) [--trace FILE] [flags] -- CMD [ARGS...]", runDescription)
+	src := addSourceFlags(fs, true)
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return usageError(e, "model run", "no agent command: give it after --")
+	}
+	ep, closeFn, code, ok := src.endpoint(e, "model run")
+	if !ok {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := modelserver.Run(ctx, ep, modelserver.Command{Args: argv, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
+	cerr := closeFn()
+	var se *modelserver.StartError
+	switch {
+	case errors.As(err, &se):
+		fmt.Fprintf(e.stderr, "%s model run: %v\n", programName, err)
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(e.stderr, "%s model run: %v\n", programName, err)
+		return exitFailed
+	}
+	writeReport(e.stderr, "model run", res.Report)
+	problems := res.Problems()
+	if cerr != nil {
+		problems = append(problems, cerr.Error())
+	}
+	for _, p := range problems {
+		fmt.Fprintf(e.stderr, "%s model run: FAIL %s\n", programName, p)
+	}
+	if len(problems) > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+const recordDescription = "Proxy to a real model endpoint and record every exchange in a cassette, a\n" +
+	"Trace 0.1.0 file: 'model serve --cassette FILE --mode record --upstream URL'.\n" +
+	"Requests already recorded are replayed; the others are forwarded, their\n" +
+	"answers (a stream chunk by chunk, verbatim) passed on and appended to FILE.\n" +
+	"API keys and other secret headers are forwarded, never written. The first\n" +
+	"line of standard output is the URL; SIGINT or SIGTERM stops it.\n\n" +
+	"Exit 0 after a clean stop, 1 when a request failed, 2 usage error."
+
+func runModelRecord(e *env, args []string) int {
+	fs := newFlags(e, "model record", "model record --upstream URL --cassette FILE [--addr HOST:PORT] [--trace FILE]", recordDescription)
+	cas := fs.String("cassette", "", "the cassette `FILE` (created when missing, appended to otherwise)")
+	up := fs.String("upstream", "", "the real endpoint's base `URL`, e.g. https://api.openai.com")
+	addr := fs.String("addr", modelserver.DefaultAddr, "listen on `HOST:PORT` (port 0: a free port)")
+	remote := fs.Bool("allow-remote", false, "allow an --addr that is not loopback")
+	trace := fs.String("trace", "", "also write the Trace of what the server saw to `FILE` (must not exist)")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(e, "model record", "unexpected argument %s", textsafe.Quote(fs.Arg(0)))
+	case *cas == "":
+		return usageError(e, "model record", "--cassette is required")
+	case *up == "":
+		return usageError(e, "model record", "--upstream is required")
+	}
+	empty, mode, exhausted := "", string(cassette.Record), "answer"
+	src := &sourceFlags{scenario: &empty, scenarioDir: &empty, cassette: cas, mode: &mode, upstream: up, exhausted: &exhausted, trace: trace}
+	return serve(e, "model record", src, *addr, *remote)
+}

@@ -1,0 +1,78 @@
+package journal
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tracecheck/tracecheck/bench/hostile"
+)
+
+// allocated returns the bytes the process allocated while f ran: an upper
+// bound on the heap f needed at its peak, whatever the collector did.
+func allocated(f func()) uint64 {
+	runtime.GC()
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// memorySlack is the input-independent part of the bound: the pipeline's
+// batches, the scanners' scratch space, the schema.
+const memorySlack = 8 << 20
+
+// TestMemoryBoundedByLongestLine: validating a line of L bytes whose
+// payload is one array of millions of zeros allocates at most
+// MemoryPerLineByte*L (plus the slack), so it can never need more at its
+// peak; before the fix it built a tree of the array, about 50 bytes per
+// input byte. Each further such line costs the same again and nothing
+// stays behind (the collector reclaims it; see runPipeline).
+func TestMemoryBoundedByLongestLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 24 MiB of input")
+	}
+	const L = 8 << 20
+	for _, lines := range []int{1, 3} {
+		var in bytes.Buffer
+		if err := hostile.BigLines(&in, lines, L, "tool.result"); err != nil {
+			t.Fatal(err)
+		}
+		var errs []*Error
+		got := allocated(func() { errs = Validate(bytes.NewReader(in.Bytes()), "f") })
+		if errs != nil {
+			t.Fatalf("%d lines: %v", lines, errs)
+		}
+		if limit := uint64(lines*MemoryPerLineByte*L + memorySlack); got > limit {
+			t.Errorf("validate, %d lines of %d bytes: allocated %d bytes (%.1f per line byte), want at most %d",
+				lines, L, got, float64(got)/float64(lines*L), limit)
+		}
+	}
+}
+
+// TestMemoryBoundedOnInvalidEnvelope: the same array under a key the schema
+// does not allow (the line is invalid; its explanation needs the key, not
+// the array) costs no more. It cost a tree for the schema library, about
+// 100 bytes per line byte.
+func TestMemoryBoundedOnInvalidEnvelope(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 8 MiB of input")
+	}
+	const L = 8 << 20
+	var in bytes.Buffer
+	if err := hostile.BigLines(&in, 1, L, "tool.result"); err != nil {
+		t.Fatal(err)
+	}
+	line := bytes.Replace(in.Bytes(), []byte(`"payload":{"data":[`), []byte(`"payload":{},"zzz":[`), 1)
+	line = bytes.Replace(line, []byte(`]},"provenance"`), []byte(`],"provenance"`), 1)
+	var errs []*Error
+	got := allocated(func() { errs = Validate(bytes.NewReader(line), "f") })
+	if len(errs) != 1 || errs[0].Code != Schema || !strings.Contains(errs[0].Msg, "additionalProperties 'zzz' not allowed") {
+		t.Fatalf("got %v, want one SCHEMA error about zzz", errs)
+	}
+	if limit := uint64(MemoryPerLineByte*L + memorySlack); got > limit {
+		t.Errorf("allocated %d bytes (%.1f per line byte), want at most %d", got, float64(got)/L, limit)
+	}
+}

@@ -1,0 +1,274 @@
+package modelserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tracecheck/tracecheck/scenarios"
+)
+
+// DefaultAddr is where a server listens unless told otherwise: loopback, a
+// free port.
+const DefaultAddr = "127.0.0.1:0"
+
+// RemoteError is the error of Listen for an address beyond loopback.
+type RemoteError struct{ Addr string }
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("%s is not a loopback address: the server listens beyond this machine only when told to (allow remote)", e.Addr)
+}
+
+// Listen listens on addr (host:port, port 0 for a free one). The host must
+// be a loopback IP (127.0.0.0/8, ::1) or "localhost" unless allowRemote:
+// an empty host (every interface), another IP or a host name is refused
+// with a *RemoteError.
+func Listen(addr string, allowRemote bool) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("address %q: %w", addr, err)
+	}
+	if !allowRemote {
+		ip := net.ParseIP(host)
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, &RemoteError{Addr: addr}
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !allowRemote && !tcp.IP.IsLoopback() {
+		ln.Close() // "localhost" resolved beyond loopback
+		return nil, &RemoteError{Addr: addr}
+	}
+	return ln, nil
+}
+
+// Served is a running HTTP server.
+type Served struct {
+	// URL is the server's base URL, http://HOST:PORT (no trailing slash).
+	URL  string
+	srv  *http.Server
+	done chan error
+}
+
+// Serve serves h on ln until Shutdown.
+func Serve(ln net.Listener, h http.Handler) *Served {
+	s := &Served{
+		URL:  "http://" + ln.Addr().String(),
+		srv:  &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second},
+		done: make(chan error, 1),
+	}
+	go func() {
+		err := s.srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return s
+}
+
+// Shutdown stops accepting requests, waits for those in flight to be
+// answered (their exchanges recorded) until ctx is done, then closes every
+// connection.
+func (s *Served) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		s.srv.Close()
+	}
+	if serr := <-s.done; err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Endpoint is what Run serves: a handler that can say how the conversation
+// went (a *Server, or a cassette player).
+type Endpoint interface {
+	http.Handler
+	Report() Report
+}
+
+// Command is the agent command Run starts.
+type Command struct {
+	Args   []string // the program and its arguments
+	Dir    string   // "" is the current directory
+	Env    []string // nil is os.Environ(); Run adds the model variables
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Environment variables Run sets for the agent.
+const (
+	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"    // URL + "/v1", where the OpenAI SDKs look
+	EnvAnthropicBaseURL = "ANTHROPIC_BASE_URL" // URL, where the Anthropic SDKs look
+	EnvModelURL         = "TRACECHECK_MODEL_URL"
+	EnvOpenAIKey        = "OPENAI_API_KEY"
+	EnvAnthropicKey     = "ANTHROPIC_API_KEY"
+	// DummyKey is the API key Run sets when the agent's environment has
+	// none: the SDKs refuse to start without one, the server ignores it.
+	DummyKey = "tracecheck-dummy-key"
+)
+
+// AgentEnv returns env with the model variables for a server at url: the
+// base URLs replace any already set; the API keys are added only when
+// missing or empty.
+func AgentEnv(env []string, url string) []string {
+	set := map[string]string{
+		EnvOpenAIBaseURL:    url + "/v1",
+		EnvAnthropicBaseURL: url,
+		EnvModelURL:         url,
+	}
+	out := make([]string, 0, len(env)+5)
+	have := map[string]bool{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ours := set[k]; ours {
+			continue
+		}
+		if k == EnvOpenAIKey || k == EnvAnthropicKey {
+			if v == "" {
+				continue // replaced by the dummy below
+			}
+			have[k] = true
+		}
+		out = append(out, kv)
+	}
+	for _, k := range []string{EnvOpenAIBaseURL, EnvAnthropicBaseURL, EnvModelURL} {
+		out = append(out, k+"="+set[k])
+	}
+	for _, k := range []string{EnvOpenAIKey, EnvAnthropicKey} {
+		if !have[k] {
+			out = append(out, k+"="+DummyKey)
+		}
+	}
+	return out
+}
+
+// StartError is Run's error when the agent command could not be started
+// (no such program, say): the command line, not the agent, is wrong.
+type StartError struct{ Err error }
+
+func (e *StartError) Error() string { return "starting the agent: " + e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// RunResult is what Run observed.
+type RunResult struct {
+	URL      string
+	ExitCode int    // the agent's exit status; -1 when a signal ended it
+	Signal   string // the signal that ended it, or ""
+	Report   Report
+	// Trace is the trace the server wrote (RunScenario only).
+	Trace []byte
+}
+
+// Problems lists what makes the run fail, in this order: the agent's
+// failure, requests the server rejected, scripted turns left unused, a
+// trace that could not be written. None means the run is ok. Answers past
+// the end of the script (ExhaustedText) are not a problem by themselves:
+// a scenario may script them.
+func (r *RunResult) Problems() []string {
+	var out []string
+	switch {
+	case r.Signal != "":
+		out = append(out, "the agent was ended by signal "+r.Signal)
+	case r.ExitCode != 0:
+		out = append(out, fmt.Sprintf("the agent exited with status %d", r.ExitCode))
+	}
+	if n := len(r.Report.Rejected); n > 0 {
+		out = append(out, fmt.Sprintf("the server rejected %d request(s); the first: %s", n, r.Report.Rejected[0]))
+	}
+	if n := r.Report.Unused(); n > 0 {
+		out = append(out, fmt.Sprintf("the script was not fully used: %d of %d turns unanswered (turn %d on)", n, r.Report.Turns, r.Report.Used+1))
+	}
+	if r.Report.TraceErr != nil {
+		out = append(out, r.Report.TraceErr.Error())
+	}
+	return out
+}
+
+// ShutdownGrace bounds how long Run and the serve command wait for
+// requests in flight when stopping a server.
+const ShutdownGrace = 10 * time.Second
+
+// Run serves ep on a free loopback port, runs cmd with the model variables
+// of AgentEnv pointing at it, waits for the agent to exit, and stops the
+// server once every request in flight is answered. When ctx is cancelled
+// the agent gets SIGINT, then SIGKILL after ShutdownGrace. The error is a
+// *StartError when the agent could not be started, or a server failure;
+// an agent that fails is a RunResult with a non-zero ExitCode.
+func Run(ctx context.Context, ep Endpoint, cmd Command) (*RunResult, error) {
+	if len(cmd.Args) == 0 {
+		return nil, &StartError{Err: errors.New("no command given")}
+	}
+	ln, err := Listen(DefaultAddr, false)
+	if err != nil {
+		return nil, err
+	}
+	srv := Serve(ln, ep)
+	res := &RunResult{URL: srv.URL}
+
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	c := exec.CommandContext(ctx, cmd.Args[0], cmd.Args[1:]...)
+	c.Dir, c.Env = cmd.Dir, AgentEnv(env, srv.URL)
+	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+	c.WaitDelay = ShutdownGrace
+	runErr := c.Run()
+
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	serr := srv.Shutdown(sctx)
+	res.Report = ep.Report()
+
+	var exitErr *exec.ExitError
+	switch {
+	case runErr == nil:
+	case errors.As(runErr, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = ws.Signal().String()
+		}
+	case c.ProcessState == nil:
+		return nil, &StartError{Err: runErr}
+	default:
+		return nil, fmt.Errorf("running the agent: %w", runErr)
+	}
+	if serr != nil {
+		return res, fmt.Errorf("stopping the model server: %w", serr)
+	}
+	return res, nil
+}
+
+// RunScenario runs cmd against the script of sc (ScriptOf) with opt and
+// returns the result with the trace the server wrote (also written to
+// opt.Trace when set). It is the call a verify command case makes: compare
+// RunResult.Trace with the case's golden, and RunResult.Problems with none.
+func RunScenario(ctx context.Context, sc *scenarios.Scenario, opt Options, cmd Command) (*RunResult, error) {
+	var buf bytes.Buffer
+	if opt.Trace != nil {
+		opt.Trace = io.MultiWriter(&buf, opt.Trace)
+	} else {
+		opt.Trace = &buf
+	}
+	res, err := Run(ctx, New(ScriptOf(sc), opt), cmd)
+	if res != nil {
+		res.Trace = buf.Bytes()
+	}
+	return res, err
+}

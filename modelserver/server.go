@@ -1,0 +1,357 @@
+// Package modelserver is the HTTP face of the scripted model: it serves a
+// scenario's scripted turns where agents look for a model, in the wire
+// formats their SDKs speak (package wire: OpenAI Chat Completions and
+// Anthropic Messages, whole and streamed), and records what the agent sent
+// as a Trace 0.1.0 journal.
+//
+// A Server answers POST /v1/chat/completions and POST /v1/messages with the
+// script's next turn, and GET /v1/models with the scripted model's id. A
+// scripted conversation is sequential: requests are taken one at a time in
+// the order they arrive (a concurrent request waits for the one before it
+// to be answered), so an agent that sends one request at a time always gets
+// turn 1, 2, 3 … in order. Each exchange appends to the trace, with one
+// write, a model.request {turn, message_count, roles, tools} as the
+// scenarios record it and the model.response payloads the scenario runner
+// records for that turn (one per chunk of a streamed turn); a rejected
+// request appends an error event {turn, kind, status, message} instead.
+//
+// Requests that break what the real APIs enforce are rejected as they
+// would be (status and JSON error body of the API called): malformed
+// bodies, missing fields, and a tool call left without its tool result.
+// When the script is used up the server answers as the in-process scripted
+// model does (fakemodel.ExhaustedText) or, with ExhaustedError, rejects the
+// request with 400 (as inspect_ai's mockllm raises when its outputs run
+// out).
+//
+// Listen refuses a non-loopback address unless asked; Run starts a server
+// on a free loopback port and runs an agent command against it.
+package modelserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tracecheck/tracecheck/fakemodel"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/modelserver/tracelog"
+	"github.com/tracecheck/tracecheck/modelserver/wire"
+	"github.com/tracecheck/tracecheck/scenarios"
+)
+
+// Script is what a Server serves and how its trace is identified.
+type Script struct {
+	Turns      []fakemodel.Turn
+	SessionID  string
+	Provenance journal.Provenance // RunID included
+	Model      string             // the id GET /v1/models lists and model events' actor.id
+}
+
+// Surface is the provenance surface of a trace recorded at the model
+// endpoint.
+const Surface = "model-http"
+
+// ScriptOf is the script of a scenario's first run: its turns, its
+// session, its provenance with surface "model-http" and run id
+// run-<id>-http (the trace is another run of the session than the golden's).
+func ScriptOf(sc *scenarios.Scenario) Script {
+	prov := sc.Provenance
+	prov.Surface = Surface
+	prov.RunID = "run-" + sc.ID + "-http"
+	model := fakemodel.ID
+	if prov.Model != nil && *prov.Model != "" {
+		model = *prov.Model
+	}
+	return Script{Turns: sc.Turns, SessionID: sc.SessionID, Provenance: prov, Model: model}
+}
+
+// ExhaustedPolicy is what a request past the end of the script gets.
+type ExhaustedPolicy int
+
+const (
+	// ExhaustedAnswer answers fakemodel.ExhaustedText, as the in-process
+	// scripted model does (the default).
+	ExhaustedAnswer ExhaustedPolicy = iota
+	// ExhaustedError rejects the request with 400 and error code
+	// script_exhausted.
+	ExhaustedError
+)
+
+// Defaults.
+const (
+	DefaultMaxExchanges = 10000
+	DefaultMaxBodyBytes = 32 << 20
+)
+
+// Options tune a Server; the zero value is usable.
+type Options struct {
+	Exhausted ExhaustedPolicy
+	// Trace receives the trace, one Write per exchange; nil records none.
+	Trace io.Writer
+	// MaxExchanges bounds the requests one server answers (a runaway agent
+	// gets 400 after that); 0 is DefaultMaxExchanges.
+	MaxExchanges int
+	// MaxBodyBytes bounds a request body (413 beyond); 0 is
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Log receives one line per rejected request; nil logs nothing.
+	Log io.Writer
+}
+
+// Rejection is one request the server refused.
+type Rejection struct {
+	Turn    int // the turn it would have been
+	API     wire.API
+	Status  int
+	Kind    string // ErrorKind*
+	Message string
+}
+
+// String is the rejection on one line, safe to print: a message that
+// holds a control, bidi or invalid character (it quotes the request) is
+// printed quoted by textsafe.Quote, else as it is.
+func (r Rejection) String() string {
+	return fmt.Sprintf("turn %d: %s %d %s: %s", r.Turn, r.API, r.Status, r.Kind, SafeText(r.Message))
+}
+
+// SafeText is s when the only reasons textsafe.Quote would quote it are
+// its quote marks and spaces (messages are sentences quoting JSON), else
+// textsafe.Quote(s).
+func SafeText(s string) string {
+	probe := strings.NewReplacer(`"`, "x", " ", "x").Replace(s)
+	if probe != "" && textsafe.Plain(probe) {
+		return s
+	}
+	return textsafe.Quote(s)
+}
+
+// Kinds of rejected requests, as the trace's error events name them.
+const (
+	KindInvalidRequest = "invalid_request" // the API would reject it (malformed, missing field, tool protocol)
+	KindNotFound       = "not_found"       // a path or method the server does not serve
+	KindExhausted      = "script_exhausted"
+	KindTooMany        = "too_many_requests"
+	KindTooLarge       = "request_too_large"
+)
+
+// Report says how a conversation went.
+type Report struct {
+	Turns     int // scripted turns
+	Used      int // scripted turns answered
+	Answered  int // requests answered, ExhaustedText answers included
+	Exhausted int // requests past the end of the script
+	Rejected  []Rejection
+	TraceErr  error // the first failed trace write
+}
+
+// Unused is how many scripted turns no request got.
+func (r Report) Unused() int { return r.Turns - r.Used }
+
+// Server serves one script. Create it with New.
+type Server struct {
+	script Script
+	opt    Options
+
+	mu     sync.Mutex
+	model  *fakemodel.Model
+	log    *tracelog.Log
+	report Report
+}
+
+// New returns a server for script.
+func New(script Script, opt Options) *Server {
+	if opt.MaxExchanges <= 0 {
+		opt.MaxExchanges = DefaultMaxExchanges
+	}
+	if opt.MaxBodyBytes <= 0 {
+		opt.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	return &Server{
+		script: script,
+		opt:    opt,
+		model:  fakemodel.New(script.Turns),
+		log:    tracelog.New(opt.Trace, script.SessionID, script.Provenance),
+		report: Report{Turns: len(script.Turns)},
+	}
+}
+
+// Report returns how the conversation has gone so far.
+func (s *Server) Report() Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.report
+	r.Rejected = append([]Rejection(nil), r.Rejected...)
+	r.TraceErr = s.log.Err()
+	return r
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == wire.PathModels {
+		if r.Method != http.MethodGet {
+			s.reject(w, wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version")), nil, KindNotFound, methodNotAllowed(r))
+			return
+		}
+		api := wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version"))
+		w.Header().Set("Content-Type", wire.ContentJSON)
+		w.Write(wire.Models(api, []string{s.script.Model}, scenarios.ClockStart))
+		return
+	}
+	api, ok := wire.ForPath(r.URL.Path)
+	if !ok {
+		s.reject(w, wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version")), nil, KindNotFound, &wire.Error{
+			Status: 404, Type: wire.TypeNotFound, Message: fmt.Sprintf("Invalid URL (%s %s): this server answers POST %s, POST %s and GET %s", r.Method, r.URL.Path, wire.PathChatCompletions, wire.PathMessages, wire.PathModels),
+		})
+		return
+	}
+	if r.Method != http.MethodPost {
+		s.reject(w, api, nil, KindNotFound, methodNotAllowed(r))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.reject(w, api, nil, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", s.opt.MaxBodyBytes)})
+			return
+		}
+		s.reject(w, api, nil, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err))
+		return
+	}
+	s.exchange(w, api, body)
+}
+
+func methodNotAllowed(r *http.Request) *wire.Error {
+	return &wire.Error{Status: 405, Type: wire.TypeNotFound, Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path)}
+}
+
+// exchange answers one model request: decode and check it, take the next
+// turn, record the exchange, then write the answer (outside the lock: a
+// slow reader delays nobody else).
+func (s *Server) exchange(w http.ResponseWriter, api wire.API, body []byte) {
+	req, werr := wire.Decode(api, body)
+	if werr != nil {
+		s.reject(w, api, req, KindInvalidRequest, werr) // req is set when only the tool-call protocol is broken
+		return
+	}
+	s.mu.Lock()
+	turn := s.report.Answered + 1
+	if s.report.Answered+len(s.report.Rejected) >= s.opt.MaxExchanges {
+		s.mu.Unlock()
+		s.reject(w, api, req, KindTooMany, wire.Invalid("", "this server answers at most %d requests", s.opt.MaxExchanges))
+		return
+	}
+	exhausted := s.model.Remaining() == 0
+	if exhausted && s.opt.Exhausted == ExhaustedError {
+		s.mu.Unlock()
+		e := wire.Invalid("", "the script has no turn left: all %d scripted turns were answered (request %d)", len(s.script.Turns), turn)
+		e.Code = KindExhausted
+		s.reject(w, api, req, KindExhausted, e)
+		return
+	}
+	t := s.model.Respond(nil, req.Tools)
+	s.report.Answered++
+	if exhausted {
+		s.report.Exhausted++
+	} else {
+		s.report.Used++
+	}
+	entries := []tracelog.Entry{s.requestEntry(turn, req)}
+	for _, p := range t.ResponsePayloads(turn) {
+		entries = append(entries, tracelog.Entry{Type: "model.response", Actor: s.modelActor(), Payload: p})
+	}
+	s.log.Append(entries...)
+	s.mu.Unlock()
+
+	id := "chatcmpl-tracecheck-" + pad(turn)
+	if api == wire.AnthropicMessages {
+		id = "msg_tracecheck_" + pad(turn)
+	}
+	resp := wire.Render(req, wire.Answer{ID: id, Created: scenarios.ClockStart.Unix() + int64(turn), Model: req.Model, Turn: t})
+	write(w, resp, api, turn)
+}
+
+func pad(n int) string { return fmt.Sprintf("%03d", n) }
+
+// write sends a rendered response: a body, or each event flushed on its
+// own so the client reads real deltas.
+func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
+	h := w.Header()
+	h.Set("Content-Type", resp.ContentType)
+	if api == wire.AnthropicMessages {
+		h.Set("request-id", "req_tracecheck_"+pad(turn))
+	} else {
+		h.Set("x-request-id", "req_tracecheck_"+pad(turn))
+	}
+	if resp.Events == nil {
+		h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+		w.Write(resp.Body)
+		return
+	}
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	f, _ := w.(http.Flusher)
+	for _, ev := range resp.Events {
+		if _, err := w.Write(ev); err != nil {
+			return // the client went away; the exchange is recorded as answered
+		}
+		if f != nil {
+			f.Flush()
+		}
+	}
+}
+
+func (s *Server) requestEntry(turn int, req *wire.Request) tracelog.Entry {
+	tools := req.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	return tracelog.Entry{
+		Type:  "model.request",
+		Actor: journal.Actor{Kind: "harness", ID: s.script.Provenance.AgentID},
+		Payload: jsonv.Obj(
+			jsonv.M("turn", jsonv.Int(int64(turn))),
+			jsonv.M("message_count", jsonv.Int(int64(len(req.Messages)))),
+			jsonv.M("roles", jsonv.StrArr(req.Roles())),
+			jsonv.M("tools", jsonv.StrArr(tools)),
+		),
+	}
+}
+
+func (s *Server) modelActor() journal.Actor { return journal.Actor{Kind: "model", ID: s.script.Model} }
+
+// reject records a refused request (its model.request when it was decoded,
+// then an error event) and answers e in api's shape.
+func (s *Server) reject(w http.ResponseWriter, api wire.API, req *wire.Request, kind string, e *wire.Error) {
+	s.mu.Lock()
+	turn := s.report.Answered + 1
+	rej := Rejection{Turn: turn, API: api, Status: e.Status, Kind: kind, Message: e.Message}
+	s.report.Rejected = append(s.report.Rejected, rej)
+	var entries []tracelog.Entry
+	if req != nil {
+		entries = append(entries, s.requestEntry(turn, req))
+	}
+	entries = append(entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: jsonv.Obj(
+		jsonv.M("turn", jsonv.Int(int64(turn))),
+		jsonv.M("kind", jsonv.Str(kind)),
+		jsonv.M("status", jsonv.Int(int64(e.Status))),
+		jsonv.M("message", jsonv.Str(e.Message)),
+	)})
+	s.log.Append(entries...)
+	if s.opt.Log != nil {
+		fmt.Fprintf(s.opt.Log, "rejected %s\n", rej)
+	}
+	s.mu.Unlock()
+
+	body := e.Body(api)
+	w.Header().Set("Content-Type", wire.ContentJSON)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.Status)
+	w.Write(body)
+}

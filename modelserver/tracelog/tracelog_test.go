@@ -1,0 +1,78 @@
+package tracelog
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	_ "github.com/sebdah/goldie/v2" // registers -update so `go test ./... -update` runs here too
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+// countingWriter counts Write calls and can fail.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+	fail   bool
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	if w.fail {
+		return 0, errors.New("disk full")
+	}
+	return w.Buffer.Write(p)
+}
+
+func entry(typ string) Entry {
+	return Entry{Type: typ, Actor: journal.Actor{Kind: "harness", ID: "a"}, Payload: jsonv.Obj(jsonv.M("turn", jsonv.Int(1)))}
+}
+
+var prov = journal.Provenance{AgentID: "a", SnapshotID: "s", Surface: "model-http", HarnessMode: "fake", RunID: "run-1"}
+
+// TestAppendOneWritePerExchange: an exchange is one write; the events form
+// a valid journal; Continue goes on with the run.
+func TestAppendOneWritePerExchange(t *testing.T) {
+	w := &countingWriter{}
+	l := New(w, "session-1", prov)
+	l.Append(entry("model.request"), entry("model.response"), entry("model.response"))
+	l.Append(entry("model.request"), entry("error"))
+	if w.writes != 2 {
+		t.Errorf("%d writes for 2 exchanges", w.writes)
+	}
+	j, err := journal.Read(bytes.NewReader(w.Bytes()), "trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := j.Events()
+	last := evs[len(evs)-1]
+	if last.EventID != "evt-004" || last.Timestamp != "2026-08-10T00:00:04Z" || last.ParentEventID != "evt-003" {
+		t.Errorf("last event %+v", last)
+	}
+	w2 := &countingWriter{}
+	more, _ := Continue(w2, last).Append(entry("model.request"))
+	if more[0].Sequence != 5 || more[0].EventID != "evt-005" || more[0].ParentEventID != "evt-004" || more[0].SessionID != "session-1" {
+		t.Errorf("continued event %+v", more[0])
+	}
+	if _, err := journal.Read(bytes.NewReader(append(w.Bytes(), w2.Bytes()...)), "trace"); err != nil {
+		t.Errorf("the continued journal: %v", err)
+	}
+}
+
+// TestWriteErrorIsSticky: after a failed write nothing more is written.
+func TestWriteErrorIsSticky(t *testing.T) {
+	w := &countingWriter{fail: true}
+	l := New(w, "session-1", prov)
+	if _, err := l.Append(entry("model.request")); err == nil {
+		t.Fatal("no error from a failing writer")
+	}
+	w.fail = false
+	if _, err := l.Append(entry("model.request")); err == nil || w.writes != 1 || w.Len() != 0 {
+		t.Errorf("after a failure: err %v, %d writes, %d bytes", err, w.writes, w.Len())
+	}
+	if l.Err() == nil {
+		t.Error("Err() is nil")
+	}
+}

@@ -1,0 +1,345 @@
+package wire
+
+import (
+	"time"
+	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/fakemodel"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+// Answer is one scripted answer to render.
+type Answer struct {
+	ID      string // the response id: chatcmpl-… for OpenAI, msg_… for Anthropic
+	Created int64  // Unix seconds, OpenAI's created
+	Model   string // the model named in the response (the request's, as real APIs echo it)
+	Turn    fakemodel.Turn
+}
+
+// Response is a rendered answer: a whole JSON Body, or, for a stream,
+// Events, each one complete server-sent event to write and flush in
+// order.
+type Response struct {
+	ContentType string
+	Body        []byte
+	Events      [][]byte
+}
+
+// Content types.
+const (
+	ContentJSON = "application/json"
+	ContentSSE  = "text/event-stream; charset=utf-8"
+)
+
+// ArgumentPiece is the most bytes of a tool call's arguments one streamed
+// delta carries (cut at a character boundary): short enough that any
+// non-trivial arguments arrive in several deltas, as from the real APIs,
+// whose deltas are a token or a few long.
+const ArgumentPiece = 8
+
+// Render renders a as the response to req: whole, or streamed when
+// req.Stream. A streamed turn's chunks become one content delta each; a
+// whole turn's content is one delta of a stream or the message of a whole
+// response; a streamed turn asked for whole is one message with the chunks
+// joined.
+func Render(req *Request, a Answer) Response {
+	switch {
+	case req.API == AnthropicMessages && req.Stream:
+		return Response{ContentType: ContentSSE, Events: anthropicStream(a)}
+	case req.API == AnthropicMessages:
+		return Response{ContentType: ContentJSON, Body: append(anthropicMessage(a).AppendJSON(nil), '\n')}
+	case req.Stream:
+		return Response{ContentType: ContentSSE, Events: openAIStream(a, req.IncludeUsage)}
+	}
+	return Response{ContentType: ContentJSON, Body: append(openAICompletion(a).AppendJSON(nil), '\n')}
+}
+
+// deltas are the text pieces a stream carries: the chunks of a streamed
+// turn, else the content in one piece (none when empty).
+func deltas(t fakemodel.Turn) []string {
+	if t.Streamed() {
+		return t.Chunks
+	}
+	if t.Content == "" {
+		return nil
+	}
+	return []string{t.Content}
+}
+
+// arguments is a call's arguments as compact JSON, members in the
+// script's order.
+func arguments(args jsonv.Value) string {
+	if !args.IsValid() {
+		return "{}"
+	}
+	return string(args.AppendJSON(nil))
+}
+
+// SplitArguments cuts s into pieces of at most ArgumentPiece bytes, never
+// inside a UTF-8 sequence.
+func SplitArguments(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		n := min(ArgumentPiece, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+func zeroUsageOpenAI() jsonv.Value {
+	return jsonv.Obj(
+		jsonv.M("prompt_tokens", jsonv.Int(0)),
+		jsonv.M("completion_tokens", jsonv.Int(0)),
+		jsonv.M("total_tokens", jsonv.Int(0)),
+	)
+}
+
+func openAIFinish(t fakemodel.Turn) string {
+	if len(t.ToolCalls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+func openAICompletion(a Answer) jsonv.Value {
+	t := a.Turn
+	text := t.Text()
+	content := jsonv.Str(text)
+	if text == "" && len(t.ToolCalls) > 0 {
+		content = jsonv.NullValue() // as the API sends it for a tool-calls-only answer
+	}
+	msg := []jsonv.Member{
+		jsonv.M("role", jsonv.Str("assistant")),
+		jsonv.M("content", content),
+		jsonv.M("refusal", jsonv.NullValue()),
+	}
+	if len(t.ToolCalls) > 0 {
+		calls := make([]jsonv.Value, len(t.ToolCalls))
+		for i, c := range t.ToolCalls {
+			calls[i] = jsonv.Obj(
+				jsonv.M("id", jsonv.Str(c.ID)),
+				jsonv.M("type", jsonv.Str("function")),
+				jsonv.M("function", jsonv.Obj(
+					jsonv.M("name", jsonv.Str(c.Name)),
+					jsonv.M("arguments", jsonv.Str(arguments(c.Arguments))),
+				)),
+			)
+		}
+		msg = append(msg, jsonv.M("tool_calls", jsonv.Arr(calls...)))
+	}
+	return jsonv.Obj(
+		jsonv.M("id", jsonv.Str(a.ID)),
+		jsonv.M("object", jsonv.Str("chat.completion")),
+		jsonv.M("created", jsonv.Int(a.Created)),
+		jsonv.M("model", jsonv.Str(a.Model)),
+		jsonv.M("choices", jsonv.Arr(jsonv.Obj(
+			jsonv.M("index", jsonv.Int(0)),
+			jsonv.M("message", jsonv.Obj(msg...)),
+			jsonv.M("logprobs", jsonv.NullValue()),
+			jsonv.M("finish_reason", jsonv.Str(openAIFinish(t))),
+		))),
+		jsonv.M("usage", zeroUsageOpenAI()),
+		jsonv.M("system_fingerprint", jsonv.NullValue()),
+	)
+}
+
+func openAIStream(a Answer, includeUsage bool) [][]byte {
+	chunk := func(delta jsonv.Value, finish jsonv.Value) []byte {
+		ms := []jsonv.Member{
+			jsonv.M("id", jsonv.Str(a.ID)),
+			jsonv.M("object", jsonv.Str("chat.completion.chunk")),
+			jsonv.M("created", jsonv.Int(a.Created)),
+			jsonv.M("model", jsonv.Str(a.Model)),
+			jsonv.M("system_fingerprint", jsonv.NullValue()),
+			jsonv.M("choices", jsonv.Arr(jsonv.Obj(
+				jsonv.M("index", jsonv.Int(0)),
+				jsonv.M("delta", delta),
+				jsonv.M("logprobs", jsonv.NullValue()),
+				jsonv.M("finish_reason", finish),
+			))),
+		}
+		if includeUsage {
+			ms = append(ms, jsonv.M("usage", jsonv.NullValue()))
+		}
+		return dataEvent(jsonv.Obj(ms...))
+	}
+	null := jsonv.NullValue()
+	out := [][]byte{chunk(jsonv.Obj(jsonv.M("role", jsonv.Str("assistant")), jsonv.M("content", jsonv.Str(""))), null)}
+	for _, d := range deltas(a.Turn) {
+		out = append(out, chunk(jsonv.Obj(jsonv.M("content", jsonv.Str(d))), null))
+	}
+	for i, c := range a.Turn.ToolCalls {
+		call := func(ms ...jsonv.Member) jsonv.Value {
+			return jsonv.Obj(jsonv.M("tool_calls", jsonv.Arr(jsonv.Obj(append([]jsonv.Member{jsonv.M("index", jsonv.Int(int64(i)))}, ms...)...))))
+		}
+		out = append(out, chunk(call(
+			jsonv.M("id", jsonv.Str(c.ID)),
+			jsonv.M("type", jsonv.Str("function")),
+			jsonv.M("function", jsonv.Obj(jsonv.M("name", jsonv.Str(c.Name)), jsonv.M("arguments", jsonv.Str("")))),
+		), null))
+		for _, p := range SplitArguments(arguments(c.Arguments)) {
+			out = append(out, chunk(call(jsonv.M("function", jsonv.Obj(jsonv.M("arguments", jsonv.Str(p))))), null))
+		}
+	}
+	out = append(out, chunk(jsonv.Obj(), jsonv.Str(openAIFinish(a.Turn))))
+	if includeUsage {
+		out = append(out, dataEvent(jsonv.Obj(
+			jsonv.M("id", jsonv.Str(a.ID)),
+			jsonv.M("object", jsonv.Str("chat.completion.chunk")),
+			jsonv.M("created", jsonv.Int(a.Created)),
+			jsonv.M("model", jsonv.Str(a.Model)),
+			jsonv.M("system_fingerprint", jsonv.NullValue()),
+			jsonv.M("choices", jsonv.Arr()),
+			jsonv.M("usage", zeroUsageOpenAI()),
+		)))
+	}
+	return append(out, []byte("data: [DONE]\n\n"))
+}
+
+func dataEvent(v jsonv.Value) []byte {
+	b := append([]byte("data: "), v.AppendJSON(nil)...)
+	return append(b, '\n', '\n')
+}
+
+func namedEvent(name string, v jsonv.Value) []byte {
+	b := append([]byte("event: "+name+"\ndata: "), v.AppendJSON(nil)...)
+	return append(b, '\n', '\n')
+}
+
+func anthropicStop(t fakemodel.Turn) string {
+	if len(t.ToolCalls) > 0 {
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+// hasTextBlock reports whether the answer carries a text block: when it
+// has text, or when it has nothing else.
+func hasTextBlock(t fakemodel.Turn) bool { return t.Text() != "" || len(t.ToolCalls) == 0 }
+
+func zeroUsageAnthropic() jsonv.Value {
+	return jsonv.Obj(jsonv.M("input_tokens", jsonv.Int(0)), jsonv.M("output_tokens", jsonv.Int(0)))
+}
+
+func anthropicEnvelope(a Answer, content []jsonv.Value, stop jsonv.Value) jsonv.Value {
+	return jsonv.Obj(
+		jsonv.M("id", jsonv.Str(a.ID)),
+		jsonv.M("type", jsonv.Str("message")),
+		jsonv.M("role", jsonv.Str("assistant")),
+		jsonv.M("model", jsonv.Str(a.Model)),
+		jsonv.M("content", jsonv.Arr(content...)),
+		jsonv.M("stop_reason", stop),
+		jsonv.M("stop_sequence", jsonv.NullValue()),
+		jsonv.M("usage", zeroUsageAnthropic()),
+	)
+}
+
+func anthropicMessage(a Answer) jsonv.Value {
+	t := a.Turn
+	var content []jsonv.Value
+	if hasTextBlock(t) {
+		content = append(content, jsonv.Obj(jsonv.M("type", jsonv.Str("text")), jsonv.M("text", jsonv.Str(t.Text()))))
+	}
+	for _, c := range t.ToolCalls {
+		content = append(content, jsonv.Obj(
+			jsonv.M("type", jsonv.Str("tool_use")),
+			jsonv.M("id", jsonv.Str(c.ID)),
+			jsonv.M("name", jsonv.Str(c.Name)),
+			jsonv.M("input", c.ArgumentsValue()),
+		))
+	}
+	return anthropicEnvelope(a, content, jsonv.Str(anthropicStop(t)))
+}
+
+func anthropicStream(a Answer) [][]byte {
+	t := a.Turn
+	out := [][]byte{
+		namedEvent("message_start", jsonv.Obj(jsonv.M("type", jsonv.Str("message_start")), jsonv.M("message", anthropicEnvelope(a, nil, jsonv.NullValue())))),
+		namedEvent("ping", jsonv.Obj(jsonv.M("type", jsonv.Str("ping")))),
+	}
+	idx := int64(0)
+	block := func(start jsonv.Value, deltas []jsonv.Value) {
+		out = append(out, namedEvent("content_block_start", jsonv.Obj(
+			jsonv.M("type", jsonv.Str("content_block_start")),
+			jsonv.M("index", jsonv.Int(idx)),
+			jsonv.M("content_block", start),
+		)))
+		for _, d := range deltas {
+			out = append(out, namedEvent("content_block_delta", jsonv.Obj(
+				jsonv.M("type", jsonv.Str("content_block_delta")),
+				jsonv.M("index", jsonv.Int(idx)),
+				jsonv.M("delta", d),
+			)))
+		}
+		out = append(out, namedEvent("content_block_stop", jsonv.Obj(
+			jsonv.M("type", jsonv.Str("content_block_stop")),
+			jsonv.M("index", jsonv.Int(idx)),
+		)))
+		idx++
+	}
+	if hasTextBlock(t) {
+		var ds []jsonv.Value
+		for _, d := range deltas(t) {
+			ds = append(ds, jsonv.Obj(jsonv.M("type", jsonv.Str("text_delta")), jsonv.M("text", jsonv.Str(d))))
+		}
+		block(jsonv.Obj(jsonv.M("type", jsonv.Str("text")), jsonv.M("text", jsonv.Str(""))), ds)
+	}
+	for _, c := range t.ToolCalls {
+		var ds []jsonv.Value
+		for _, p := range SplitArguments(arguments(c.Arguments)) {
+			ds = append(ds, jsonv.Obj(jsonv.M("type", jsonv.Str("input_json_delta")), jsonv.M("partial_json", jsonv.Str(p))))
+		}
+		block(jsonv.Obj(
+			jsonv.M("type", jsonv.Str("tool_use")),
+			jsonv.M("id", jsonv.Str(c.ID)),
+			jsonv.M("name", jsonv.Str(c.Name)),
+			jsonv.M("input", jsonv.Obj()),
+		), ds)
+	}
+	out = append(out,
+		namedEvent("message_delta", jsonv.Obj(
+			jsonv.M("type", jsonv.Str("message_delta")),
+			jsonv.M("delta", jsonv.Obj(jsonv.M("stop_reason", jsonv.Str(anthropicStop(t))), jsonv.M("stop_sequence", jsonv.NullValue()))),
+			jsonv.M("usage", jsonv.Obj(jsonv.M("output_tokens", jsonv.Int(0)))),
+		)),
+		namedEvent("message_stop", jsonv.Obj(jsonv.M("type", jsonv.Str("message_stop")))),
+	)
+	return out
+}
+
+// Models is the body of GET /v1/models listing ids: OpenAI's list object,
+// or, for an Anthropic client, its page of model objects.
+func Models(api API, ids []string, created time.Time) []byte {
+	data := make([]jsonv.Value, len(ids))
+	var v jsonv.Value
+	if api == AnthropicMessages {
+		for i, id := range ids {
+			data[i] = jsonv.Obj(
+				jsonv.M("type", jsonv.Str("model")),
+				jsonv.M("id", jsonv.Str(id)),
+				jsonv.M("display_name", jsonv.Str(id)),
+				jsonv.M("created_at", jsonv.Str(created.UTC().Format(time.RFC3339))),
+			)
+		}
+		first, last := jsonv.NullValue(), jsonv.NullValue()
+		if len(ids) > 0 {
+			first, last = jsonv.Str(ids[0]), jsonv.Str(ids[len(ids)-1])
+		}
+		v = jsonv.Obj(jsonv.M("data", jsonv.Arr(data...)), jsonv.M("has_more", jsonv.BoolValue(false)), jsonv.M("first_id", first), jsonv.M("last_id", last))
+	} else {
+		for i, id := range ids {
+			data[i] = jsonv.Obj(
+				jsonv.M("id", jsonv.Str(id)),
+				jsonv.M("object", jsonv.Str("model")),
+				jsonv.M("created", jsonv.Int(created.Unix())),
+				jsonv.M("owned_by", jsonv.Str("tracecheck")),
+			)
+		}
+		v = jsonv.Obj(jsonv.M("object", jsonv.Str("list")), jsonv.M("data", jsonv.Arr(data...)))
+	}
+	return append(v.AppendJSON(nil), '\n')
+}

@@ -1,0 +1,170 @@
+// drive.mjs runs one conversation through tracecheck's scripted model server
+// with an official SDK, as an agent would, and prints what the SDK parsed as
+// one JSON line on stdout. modelserver's tests (sdk_test.go) start the
+// server, run this, and compare the output with the scenario's script.
+//
+//   node drive.mjs SDK MODE BASE_URL < config.json
+//
+// SDK is openai or anthropic; MODE is whole, stream or orphan; BASE_URL the
+// server's URL (the OpenAI client gets BASE_URL/v1). config.json is
+// {"prompt": "...", "tools": [{"name", "description", "parameters"}],
+//  "max_turns": N}.
+//
+// whole and stream run the agent loop: send the history, record the answer
+// (text, the text deltas a stream delivered, tool calls with their
+// arguments parsed, the finish or stop reason, how many argument deltas
+// arrived), answer every tool call with {"ok": true, "call": ID}, and go on
+// until an answer has no tool call. orphan sends a history whose assistant
+// tool call has no tool result and prints the error the SDK raised.
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+
+const [sdk, mode, baseURL] = process.argv.slice(2);
+const config = JSON.parse(await new Promise((resolve) => {
+  let s = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (d) => { s += d; });
+  process.stdin.on('end', () => resolve(s));
+}));
+const model = 'scripted-model-v1';
+const maxTurns = config.max_turns ?? 8;
+
+function toolOutput(id) {
+  return JSON.stringify({ ok: true, call: id });
+}
+
+async function openaiTurn(client, messages, tools, stream) {
+  const body = { model, messages, tools };
+  if (!stream) {
+    const r = await client.chat.completions.create(body);
+    const c = r.choices[0];
+    return {
+      message: c.message,
+      out: {
+        text: c.message.content ?? '',
+        deltas: null,
+        tool_calls: (c.message.tool_calls ?? []).map((t) => ({ id: t.id, name: t.function.name, arguments: JSON.parse(t.function.arguments) })),
+        finish: c.finish_reason,
+        argument_deltas: 0,
+      },
+    };
+  }
+  const s = client.chat.completions.stream(body);
+  const deltas = [];
+  let argumentDeltas = 0;
+  s.on('content', (d) => deltas.push(d));
+  s.on('tool_calls.function.arguments.delta', (e) => { if (e.arguments_delta) argumentDeltas++; });
+  const r = await s.finalChatCompletion();
+  const c = r.choices[0];
+  return {
+    message: c.message,
+    out: {
+      text: c.message.content ?? '',
+      deltas,
+      tool_calls: (c.message.tool_calls ?? []).map((t) => ({ id: t.id, name: t.function.name, arguments: JSON.parse(t.function.arguments) })),
+      finish: c.finish_reason,
+      argument_deltas: argumentDeltas,
+    },
+  };
+}
+
+async function runOpenAI(stream) {
+  const client = new OpenAI({ baseURL: baseURL + '/v1', apiKey: 'dummy', maxRetries: 0 });
+  const tools = config.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  const messages = [{ role: 'user', content: config.prompt }];
+  const turns = [];
+  for (let i = 0; i < maxTurns; i++) {
+    const { message, out } = await openaiTurn(client, messages, tools, stream);
+    turns.push(out);
+    const assistant = { role: 'assistant', content: message.content ?? null };
+    if (message.tool_calls?.length) assistant.tool_calls = message.tool_calls;
+    messages.push(assistant);
+    if (!out.tool_calls.length) break;
+    for (const t of out.tool_calls) messages.push({ role: 'tool', tool_call_id: t.id, content: toolOutput(t.id) });
+  }
+  return turns;
+}
+
+async function anthropicTurn(client, messages, tools, stream) {
+  const body = { model, max_tokens: 1024, messages, tools };
+  let msg;
+  let deltas = null;
+  let argumentDeltas = 0;
+  if (stream) {
+    const s = client.messages.stream(body);
+    deltas = [];
+    s.on('text', (d) => deltas.push(d));
+    s.on('inputJson', (partial) => { if (partial) argumentDeltas++; });
+    msg = await s.finalMessage();
+  } else {
+    msg = await client.messages.create(body);
+  }
+  return {
+    message: msg,
+    out: {
+      text: msg.content.filter((b) => b.type === 'text').map((b) => b.text).join(''),
+      deltas,
+      tool_calls: msg.content.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name, arguments: b.input })),
+      finish: msg.stop_reason,
+      argument_deltas: argumentDeltas,
+    },
+  };
+}
+
+async function runAnthropic(stream) {
+  const client = new Anthropic({ baseURL, apiKey: 'dummy', maxRetries: 0 });
+  const tools = config.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  const messages = [{ role: 'user', content: config.prompt }];
+  const turns = [];
+  for (let i = 0; i < maxTurns; i++) {
+    const { message, out } = await anthropicTurn(client, messages, tools, stream);
+    turns.push(out);
+    messages.push({ role: 'assistant', content: message.content });
+    if (!out.tool_calls.length) break;
+    messages.push({ role: 'user', content: out.tool_calls.map((t) => ({ type: 'tool_result', tool_use_id: t.id, content: toolOutput(t.id) })) });
+  }
+  return turns;
+}
+
+async function orphan() {
+  try {
+    if (sdk === 'openai') {
+      const client = new OpenAI({ baseURL: baseURL + '/v1', apiKey: 'dummy', maxRetries: 0 });
+      await client.chat.completions.create({
+        model,
+        messages: [
+          { role: 'user', content: config.prompt },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call-orphan', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+          { role: 'user', content: 'go on' },
+        ],
+      });
+    } else {
+      const client = new Anthropic({ baseURL, apiKey: 'dummy', maxRetries: 0 });
+      await client.messages.create({
+        model,
+        max_tokens: 1024,
+        messages: [
+          { role: 'user', content: config.prompt },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'call-orphan', name: 'lookup', input: {} }] },
+          { role: 'user', content: 'go on' },
+        ],
+      });
+    }
+    return { error: null };
+  } catch (e) {
+    return { error: { status: e.status ?? null, class: e.constructor.name, message: e.message } };
+  }
+}
+
+let result;
+if (mode === 'orphan') {
+  result = await orphan();
+} else if (sdk === 'openai') {
+  result = { turns: await runOpenAI(mode === 'stream') };
+} else if (sdk === 'anthropic') {
+  result = { turns: await runAnthropic(mode === 'stream') };
+} else {
+  console.error(`unknown SDK ${sdk}: openai or anthropic`);
+  process.exit(2);
+}
+process.stdout.write(JSON.stringify(result) + '\n');

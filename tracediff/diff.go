@@ -1,0 +1,382 @@
+// Package tracediff compares two Trace 0.1.0 files event by event and
+// reports every difference: each differing event (its run, sequence,
+// event_id, type and line in each file), the JSON pointer of each differing
+// field with the expected and actual values, the counts, and a unified diff
+// of the differing lines with context.
+//
+// Events are aligned by sequence within a run; the runs of a file are
+// numbered in order of first appearance (a run is the events sharing
+// session_id and provenance.run_id) and run k of one file is compared with
+// run k of the other. An event only the expected file has is "missing", one
+// only the actual file has "extra". Two events are equal when their JSON
+// values are: member order does not matter, a number's spelling does (as in
+// a fingerprint); Options.Bytes makes any other byte difference count too.
+// Alignment is a merge of the two files in order, so files whose runs
+// interleave differently are reported event by event as missing and extra.
+//
+// With Options.Tolerant the expected file is a tolerant golden (package
+// tolerant): its placeholders match what varies between real runs, with
+// bindings held across the whole file, and where it says "[TIMESTAMP]" at
+// /timestamp the actual timestamps must never decrease along a run.
+//
+// Both files are read once, side by side, each by its own goroutine that
+// also feeds the bytes to journal.Validate: an actual file (and an exact
+// expected one) must be a valid trace, a tolerant golden passes a shape
+// check (see shapeChecker). When either fails, the Report lists the
+// problems and no differences. Memory is bounded by the longest line, the
+// detail kept (Options.MaxEvents events of at most Options.MaxFields
+// fields, hunks of cut lines) and, in tolerant mode, the bindings.
+//
+// Text output (WriteText) prints ids, types and file names through
+// textsafe.Quote and JSON values and lines through SafeLine, so nothing from
+// the input can move the cursor or forge a line.
+package tracediff
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/tracediff/tolerant"
+)
+
+// Input is one file to compare: its name for messages and its bytes.
+type Input struct {
+	Name string
+	R    io.Reader
+}
+
+// Options tune a comparison. Zero values take the defaults.
+type Options struct {
+	// Tolerant reads the expected file as a tolerant golden.
+	Tolerant bool
+	// Bytes counts events that are equal as JSON but written with other
+	// bytes (member order, spacing, escapes, line endings) as changed.
+	Bytes bool
+	// MaxEvents is how many differing events are kept in full (default 20);
+	// the others are counted.
+	MaxEvents int
+	// MaxFields is how many differing fields are kept per event (default 20).
+	MaxFields int
+	// Context is the number of equal lines around each hunk of the unified
+	// diff (default 2; negative for none).
+	Context int
+	// MaxValueBytes cuts each shown value (default 200); MaxLineBytes each
+	// line of the unified diff (default 400).
+	MaxValueBytes int
+	MaxLineBytes  int
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxEvents     = 20
+	DefaultMaxFields     = 20
+	DefaultContext       = 2
+	DefaultMaxValueBytes = 200
+	DefaultMaxLineBytes  = 400
+)
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxEvents, DefaultMaxEvents)
+	def(&o.MaxFields, DefaultMaxFields)
+	def(&o.MaxValueBytes, DefaultMaxValueBytes)
+	def(&o.MaxLineBytes, DefaultMaxLineBytes)
+	switch {
+	case o.Context == 0:
+		o.Context = DefaultContext
+	case o.Context < 0:
+		o.Context = 0
+	}
+	return o
+}
+
+// DiffBytes compares two traces held in memory.
+func DiffBytes(expected, actual []byte, expName, actName string, opt Options) *Report {
+	return Diff(Input{expName, bytes.NewReader(expected)}, Input{actName, bytes.NewReader(actual)}, opt)
+}
+
+// Diff compares the expected trace with the actual one in one pass over
+// both.
+func Diff(expected, actual Input, opt Options) *Report {
+	opt = opt.withDefaults()
+	es := newSource(expected, !opt.Tolerant, opt.Tolerant, false)
+	as := newSource(actual, true, false, opt.Tolerant)
+	go es.run()
+	go as.run()
+	d := &differ{
+		opt:   opt,
+		m:     tolerant.NewMatcher(opt.Tolerant),
+		h:     hunker{context: opt.Context, maxLine: opt.MaxLineBytes},
+		eRuns: map[[2]string]int{},
+		aRuns: map[[2]string]int{},
+		rep: &Report{Mode: "events", Tolerant: opt.Tolerant,
+			Expected: FileSummary{File: expected.Name}, Actual: FileSummary{File: actual.Name}, Events: []EventDiff{}},
+	}
+	if opt.Tolerant {
+		d.lastTS = map[int]stamp{}
+	}
+	d.run(&cursor{s: es}, &cursor{s: as})
+	r := d.rep
+	r.Diff = d.h.finish(expected.Name, actual.Name)
+	r.Expected.Runs, r.Actual.Runs = len(d.eRuns), len(d.aRuns)
+	for _, p := range es.problems {
+		r.Expected.Problems = append(r.Expected.Problems, problemOf(p))
+	}
+	for _, p := range as.problems {
+		r.Actual.Problems = append(r.Actual.Problems, problemOf(p))
+	}
+	if d.broken != nil && !r.Invalid() {
+		// Validation explains every line that cannot be aligned; this is
+		// only a guard.
+		*d.broken = append(*d.broken, Problem{File: d.brokenFile, Line: d.brokenLine, Code: "UNALIGNED",
+			Message: "the line's sequence and run could not be read"})
+	}
+	if r.Invalid() {
+		r.Events, r.Diff, r.Omitted = []EventDiff{}, "", 0
+		r.Differences, r.Changed, r.Missing, r.Extra = 0, 0, 0, 0
+	}
+	r.Equal = !r.Invalid() && r.Differences == 0
+	return r
+}
+
+// stamp is the last timestamp of an actual run that a [TIMESTAMP] checked.
+type stamp struct {
+	t    time.Time
+	line int
+}
+
+type differ struct {
+	opt    Options
+	m      *tolerant.Matcher
+	h      hunker
+	rep    *Report
+	eRuns  map[[2]string]int
+	aRuns  map[[2]string]int
+	lastTS map[int]stamp
+	// The last line of each file seen, for anchoring extra and missing
+	// events.
+	lastE, lastA int
+	buf          []tolerant.Mismatch
+
+	broken     *[]Problem
+	brokenFile string
+	brokenLine int
+}
+
+func runOf(runs map[[2]string]int, k key) int {
+	g := [2]string{k.session, k.run}
+	if i, ok := runs[g]; ok {
+		return i
+	}
+	runs[g] = len(runs)
+	return len(runs) - 1
+}
+
+func (d *differ) run(ec, ac *cursor) {
+	e, a := ec.next(), ac.next()
+	er, ar := 0, 0
+	if e != nil {
+		er = d.place(e, d.eRuns, &d.rep.Expected)
+	}
+	if a != nil {
+		ar = d.place(a, d.aRuns, &d.rep.Actual)
+	}
+	for (e != nil || a != nil) && d.broken == nil {
+		c := 0
+		switch {
+		case e == nil:
+			c = 1
+		case a == nil:
+			c = -1
+		case er != ar:
+			c = er - ar
+		case e.k.seq != a.k.seq:
+			c = int(e.k.seq - a.k.seq)
+		}
+		switch {
+		case c == 0:
+			d.pair(er, e, a)
+		case c < 0:
+			d.missing(er, e)
+		default:
+			d.extra(ar, a)
+		}
+		if c <= 0 {
+			d.lastE = e.num
+			if e = ec.next(); e != nil {
+				er = d.place(e, d.eRuns, &d.rep.Expected)
+			}
+		}
+		if c >= 0 {
+			d.lastA = a.num
+			if a = ac.next(); a != nil {
+				ar = d.place(a, d.aRuns, &d.rep.Actual)
+			}
+		}
+	}
+	// After a line that cannot be aligned, count the rest.
+	for ; e != nil; e = ec.next() {
+		d.rep.Expected.Events++
+	}
+	for ; a != nil; a = ac.next() {
+		d.rep.Actual.Events++
+	}
+}
+
+// place counts a line and returns its run, or marks the comparison broken.
+func (d *differ) place(l *srcLine, runs map[[2]string]int, f *FileSummary) int {
+	f.Events++
+	if !l.keyOK {
+		if d.broken == nil {
+			d.broken, d.brokenFile, d.brokenLine = &f.Problems, f.File, l.num
+		}
+		return -1
+	}
+	return runOf(runs, l.k)
+}
+
+// detail counts a difference of the kind and reports whether it is kept
+// in full.
+func (d *differ) detail(kind string) bool {
+	d.rep.Differences++
+	switch kind {
+	case KindChanged:
+		d.rep.Changed++
+	case KindMissing:
+		d.rep.Missing++
+	case KindExtra:
+		d.rep.Extra++
+	}
+	if len(d.rep.Events) < d.opt.MaxEvents {
+		return true
+	}
+	d.rep.Omitted++
+	d.h.stop()
+	return false
+}
+
+func parsed(l *srcLine) (jsonv.Value, bool) {
+	if l.valOK {
+		return l.val, true
+	}
+	v, err := jsonv.Parse(l.raw)
+	return v, err == nil
+}
+
+func (d *differ) pair(run int, e, a *srcLine) {
+	if !d.opt.Tolerant && bytes.Equal(e.raw, a.raw) {
+		d.h.same(e.num, a.num, e.raw)
+		return
+	}
+	ev, eok := parsed(e)
+	av, aok := parsed(a)
+	var ms []tolerant.Mismatch
+	n := 0
+	note := ""
+	if eok && aok {
+		d.m.Line = e.num
+		ms, n = d.m.Match("", ev, av, d.buf[:0], d.opt.MaxFields)
+		if d.opt.Tolerant {
+			ms, n = d.checkTimestamp(run, ev, av, a.num, ms, n)
+		}
+		d.buf = ms[:0]
+	}
+	switch {
+	case !eok || !aok:
+		note = "a line that is not JSON" // validation reports it
+	case n == 0 && !d.opt.Bytes:
+		d.h.same(e.num, a.num, e.raw)
+		return
+	case n == 0:
+		note = bytesNote(e.raw, a.raw)
+	}
+	if !d.detail(KindChanged) {
+		return
+	}
+	ed := EventDiff{Kind: KindChanged, Run: run + 1, Sequence: a.k.seq, ExpectedLine: e.num, ActualLine: a.num, Anchor: e.num, Note: note}
+	identify(&ed, av)
+	if ed.EventID == "" {
+		identify(&ed, ev)
+	}
+	for _, m := range ms {
+		ed.Fields = append(ed.Fields, FieldOf(m, d.opt.MaxValueBytes))
+	}
+	ed.FieldsOmitted = n - len(ms)
+	d.rep.Events = append(d.rep.Events, ed)
+	d.h.change(e.num, e.raw, a.num, a.raw)
+}
+
+// checkTimestamp enforces that a [TIMESTAMP] envelope timestamp never goes
+// back along the actual run.
+func (d *differ) checkTimestamp(run int, ev, av jsonv.Value, line int, ms []tolerant.Mismatch, n int) ([]tolerant.Mismatch, int) {
+	et, _ := ev.Get("timestamp")
+	if et.Kind() != jsonv.String || et.Text() != tolerant.TimestampToken {
+		return ms, n
+	}
+	at, _ := av.Get("timestamp")
+	t, ok := tolerant.ParseTimestamp(at.Text())
+	if at.Kind() != jsonv.String || !ok {
+		return ms, n // already a mismatch
+	}
+	prev, seen := d.lastTS[run]
+	d.lastTS[run] = stamp{t, line}
+	if seen && t.Before(prev.t) {
+		n++
+		if len(ms) < d.opt.MaxFields {
+			ms = append(ms, tolerant.Mismatch{Pointer: "/timestamp", Expected: et, Actual: at,
+				Reason: "earlier than the run's previous [TIMESTAMP] (actual line " + strconv.Itoa(prev.line) + "): timestamps never decrease along a run"})
+		}
+	}
+	return ms, n
+}
+
+func bytesNote(e, a []byte) string {
+	if bytes.Equal(bytes.TrimSuffix(e, []byte("\r")), bytes.TrimSuffix(a, []byte("\r"))) {
+		return "the same event; the line endings differ (CRLF)"
+	}
+	return "the same event written with other bytes (member order, spacing, escaping or number spelling)"
+}
+
+func identify(ed *EventDiff, v jsonv.Value) {
+	if ed.EventID == "" {
+		if s, ok := v.Get("event_id"); ok && s.Kind() == jsonv.String {
+			ed.EventID = s.Text()
+		}
+	}
+	if ed.Type == "" {
+		if s, ok := v.Get("type"); ok && s.Kind() == jsonv.String {
+			ed.Type = s.Text()
+		}
+	}
+}
+
+func (d *differ) missing(run int, e *srcLine) {
+	if !d.detail(KindMissing) {
+		return
+	}
+	ed := EventDiff{Kind: KindMissing, Run: run + 1, Sequence: e.k.seq, ExpectedLine: e.num, Anchor: e.num}
+	if v, ok := parsed(e); ok {
+		identify(&ed, v)
+	}
+	d.rep.Events = append(d.rep.Events, ed)
+	d.h.change(e.num, e.raw, d.lastA, nil)
+}
+
+func (d *differ) extra(run int, a *srcLine) {
+	if !d.detail(KindExtra) {
+		return
+	}
+	ed := EventDiff{Kind: KindExtra, Run: run + 1, Sequence: a.k.seq, ActualLine: a.num, Anchor: max(d.lastE, 1)}
+	if v, ok := parsed(a); ok {
+		identify(&ed, v)
+	}
+	d.rep.Events = append(d.rep.Events, ed)
+	d.h.change(d.lastE, nil, a.num, a.raw)
+}

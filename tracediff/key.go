@@ -1,0 +1,172 @@
+package tracediff
+
+// scanKey reads a line's alignment key (sequence, session_id,
+// provenance.run_id) without building a value: the top-level members are
+// walked and skipped, provenance is entered. It gives up (ok false) on
+// anything it does not read plainly, an escape in one of those strings, a
+// sequence that is not plain digits, a malformed line, and the caller then
+// parses the line. It never decides validity: validation runs beside it.
+func scanKey(line []byte, prev *key) (key, bool) {
+	var k key
+	haveSeq := false
+	i := ws(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return k, false
+	}
+	end := members(line, i, func(name []byte, vs int) (int, bool) {
+		switch string(name) {
+		case "sequence":
+			j := vs
+			var n int64
+			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+				if j-vs > 17 {
+					return 0, false
+				}
+				n = n*10 + int64(line[j]-'0')
+				j++
+			}
+			if j == vs || j < len(line) && (line[j] == '.' || line[j] == 'e' || line[j] == 'E') {
+				return 0, false
+			}
+			k.seq, haveSeq = n, true
+			return j, true
+		case "session_id":
+			s, end, ok := plainString(line, vs)
+			if !ok {
+				return 0, false
+			}
+			k.session = reuse(s, prev.session)
+			return end, true
+		case "provenance":
+			if vs >= len(line) || line[vs] != '{' {
+				return skip(line, vs)
+			}
+			ok := true
+			end := members(line, vs, func(name []byte, ps int) (int, bool) {
+				if string(name) != "run_id" {
+					return skip(line, ps)
+				}
+				s, e, sok := plainString(line, ps)
+				ok = ok && sok
+				k.run = reuse(s, prev.run)
+				return e, sok
+			})
+			return end, end >= 0 && ok
+		}
+		return skip(line, vs)
+	})
+	if end < 0 || !haveSeq || ws(line, end) != len(line) {
+		return key{}, false
+	}
+	*prev = k
+	return k, true
+}
+
+// reuse returns prev when b spells it, so that the run identity of
+// consecutive lines is allocated once.
+func reuse(b []byte, prev string) string {
+	if string(b) == prev {
+		return prev
+	}
+	return string(b)
+}
+
+func ws(line []byte, i int) int {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// members walks the object starting at line[i] ('{'), calling member with
+// each key (without escapes) and the index of its value; member returns
+// the index just past the value. members returns the index past '}', or -1.
+func members(line []byte, i int, member func(name []byte, vs int) (int, bool)) int {
+	i = ws(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		return i + 1
+	}
+	for {
+		name, end, ok := plainString(line, i)
+		if !ok {
+			return -1
+		}
+		i = ws(line, end)
+		if i >= len(line) || line[i] != ':' {
+			return -1
+		}
+		if i, ok = member(name, ws(line, i+1)); !ok {
+			return -1
+		}
+		i = ws(line, i)
+		if i >= len(line) {
+			return -1
+		}
+		switch line[i] {
+		case ',':
+			i = ws(line, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// plainString reads a string without escapes at line[i] and returns its
+// bytes and the index past the closing quote.
+func plainString(line []byte, i int) ([]byte, int, bool) {
+	if i >= len(line) || line[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(line); j++ {
+		switch line[j] {
+		case '"':
+			return line[i+1 : j], j + 1, true
+		case '\\':
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+// skip returns the index just past the JSON value at line[i], tracking
+// strings and nesting only.
+func skip(line []byte, i int) (int, bool) {
+	depth := 0
+	for j := i; j < len(line); j++ {
+		switch c := line[j]; c {
+		case '"':
+			for j++; j < len(line) && line[j] != '"'; j++ {
+				if line[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(line) {
+				return 0, false
+			}
+			if depth == 0 {
+				return j + 1, true
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth < 0 {
+				return j, j > i
+			}
+			if depth == 0 {
+				return j + 1, true
+			}
+		case ',':
+			if depth == 0 {
+				return j, j > i
+			}
+		case ' ', '\t', '\r', '\n':
+			if depth == 0 {
+				return j, j > i
+			}
+		}
+	}
+	return len(line), depth == 0 && len(line) > i
+}

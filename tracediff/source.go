@@ -1,0 +1,335 @@
+package tracediff
+
+// One side of a comparison: a goroutine reads the file once, line by line
+// (journal.Reader: the same line numbers, torn tails and line limit as
+// validate), extracts each line's alignment key, parses it when the
+// comparison needs the value, and hands the lines over in batches from a
+// fixed pool, so memory is bounded by the pool and the longest line.
+//
+// The same bytes are teed into journal.Validate, which checks the file
+// (schema and invariants, run by run) on its own workers while the
+// comparison runs: one read of the input, however it is checked. A
+// tolerant golden is not a Trace file (its placeholders stand where the
+// schema wants numbers and date-times), so it gets the shape check below
+// instead.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+const (
+	sourceBatchBytes = 256 << 10
+	sourceBatchLines = 1024
+	sourcePool       = 4
+)
+
+// key places a line in its file: the run (its session and run identity as
+// written) and the sequence.
+type key struct {
+	session, run string
+	seq          int64
+}
+
+// srcLine is one line of a side.
+type srcLine struct {
+	num   int
+	raw   []byte // the line without its newline; valid while its batch is held
+	k     key
+	keyOK bool
+	val   jsonv.Value // set when the source parses (parse mode)
+	valOK bool
+	torn  bool
+}
+
+type srcBatch struct {
+	buf   []byte
+	lines []srcLine
+}
+
+// source reads one side.
+type source struct {
+	name     string
+	r        io.Reader
+	validate bool // tee into journal.Validate
+	golden   bool // a tolerant golden: parse and shape-check every line
+	parse    bool // parse every line into val
+
+	prev     key // the last key scanned, for reuse
+	out      chan *srcBatch
+	free     chan *srcBatch
+	problems []*journal.Error
+}
+
+func newSource(in Input, validate, golden, parse bool) *source {
+	s := &source{name: in.Name, r: in.R, validate: validate, golden: golden, parse: parse || golden,
+		out: make(chan *srcBatch, sourcePool), free: make(chan *srcBatch, sourcePool)}
+	for i := 0; i < sourcePool; i++ {
+		s.free <- &srcBatch{}
+	}
+	return s
+}
+
+// errValidated closes the validator's pipe once it returned: later writes
+// are dropped.
+var errValidated = errors.New("validation finished")
+
+// dropWriter forwards writes to a pipe until the pipe fails, then drops
+// them: a validator that stopped early (too many problems) must not stop the
+// comparison reading the same bytes.
+type dropWriter struct {
+	w      io.Writer
+	failed bool
+}
+
+func (d *dropWriter) Write(p []byte) (int, error) {
+	if !d.failed {
+		if _, err := d.w.Write(p); err != nil {
+			d.failed = true
+		}
+	}
+	return len(p), nil
+}
+
+// run reads the whole input and closes s.out. It must be drained.
+func (s *source) run() {
+	defer close(s.out)
+	r := s.r
+	var vdone chan struct{}
+	var pw *io.PipeWriter
+	if s.validate {
+		var pr *io.PipeReader
+		pr, pw = io.Pipe()
+		vdone = make(chan struct{})
+		go func() {
+			defer close(vdone)
+			s.problems = journal.Validate(pr, s.name)
+			pr.CloseWithError(errValidated)
+		}()
+		r = io.TeeReader(r, &dropWriter{w: pw})
+	}
+	var shape *shapeChecker
+	if s.golden {
+		shape = &shapeChecker{file: s.name, next: map[[2]string]int64{}}
+	}
+	rd := journal.NewReader(r)
+	b := <-s.free
+	b.buf, b.lines = b.buf[:0], b.lines[:0]
+	for {
+		l, err := rd.Next()
+		if err != nil {
+			if err != io.EOF && shape != nil {
+				var je *journal.Error
+				if !errors.As(err, &je) {
+					je = &journal.Error{Code: journal.ReadFailed, Msg: err.Error()}
+				}
+				je.File = s.name
+				shape.add(je)
+			}
+			break
+		}
+		if len(b.lines) >= sourceBatchLines || len(b.buf) >= sourceBatchBytes {
+			s.out <- b
+			b = <-s.free
+			b.buf, b.lines = b.buf[:0], b.lines[:0]
+		}
+		a := len(b.buf)
+		b.buf = append(b.buf, l.Raw...)
+		sl := srcLine{num: l.Num, raw: b.buf[a:len(b.buf):len(b.buf)], torn: l.Torn}
+		s.fill(&sl, shape)
+		b.lines = append(b.lines, sl)
+	}
+	if len(b.lines) > 0 {
+		s.out <- b
+	}
+	if s.validate {
+		// Whatever stopped the line reader, the validator sees the rest.
+		io.Copy(io.Discard, r)
+		pw.Close()
+		<-vdone
+	}
+	if shape != nil {
+		if shape.lines == 0 && len(shape.errs) == 0 {
+			shape.errs = append(shape.errs, &journal.Error{File: s.name, Code: journal.EmptyJournal, Msg: "file holds no event"})
+		}
+		s.problems = shape.errs
+	}
+}
+
+// fill sets the line's key, and its value when the source parses.
+func (s *source) fill(l *srcLine, shape *shapeChecker) {
+	if shape != nil {
+		shape.lines++
+	}
+	if l.torn {
+		if shape != nil {
+			shape.add(&journal.Error{File: s.name, Line: l.num, Code: journal.TornTail,
+				Msg: fmt.Sprintf("last line has no newline (%d bytes): the writer stopped mid-line", len(l.raw))})
+		}
+		return
+	}
+	if !s.parse {
+		l.k, l.keyOK = scanKey(l.raw, &s.prev)
+		if l.keyOK {
+			return
+		}
+	}
+	v, err := jsonv.Parse(l.raw)
+	if err != nil {
+		if shape != nil {
+			shape.lineError(l.num, l.raw, err)
+		}
+		return
+	}
+	if s.parse {
+		l.val, l.valOK = v, true
+	}
+	l.k, l.keyOK = keyOf(v)
+	if shape != nil {
+		shape.check(l, v)
+	}
+}
+
+// keyOf reads the key from a parsed event: the sequence must be an integer
+// (an integral float is one, as the schema reads it).
+func keyOf(v jsonv.Value) (key, bool) {
+	var k key
+	if v.Kind() != jsonv.Object {
+		return k, false
+	}
+	seq, ok := v.Get("sequence")
+	if !ok {
+		return k, false
+	}
+	n, ok := seq.Int64()
+	if !ok {
+		f, fok := seq.Float64()
+		if !fok || !seq.IsFloat() || f != float64(int64(f)) {
+			return k, false
+		}
+		n = int64(f)
+	}
+	k.seq = n
+	sid, _ := v.Get("session_id")
+	k.session = identity(sid)
+	if p, ok := v.Get("provenance"); ok {
+		rid, _ := p.Get("run_id")
+		k.run = identity(rid)
+	}
+	return k, true
+}
+
+// identity is a session or run identity as text: a string's text, anything
+// else (a placeholder's binding may stand for any value) its JSON.
+func identity(v jsonv.Value) string {
+	switch v.Kind() {
+	case jsonv.String:
+		return v.Text()
+	case jsonv.Invalid:
+		return ""
+	}
+	return "\x00" + string(v.AppendCanonical(nil))
+}
+
+// shapeChecker checks a tolerant golden: each line one JSON object with a
+// literal integer sequence, contiguous from 0 within each run (the runs
+// grouped by session_id and provenance.run_id as written, placeholders
+// included). The rest of the schema is the actual trace's to meet: every
+// literal of the golden must equal the actual's value there, so a golden
+// describing an invalid event can never pass.
+type shapeChecker struct {
+	file  string
+	next  map[[2]string]int64
+	lines int
+	errs  []*journal.Error
+}
+
+func (c *shapeChecker) add(e *journal.Error) {
+	switch {
+	case len(c.errs) < journal.MaxErrors:
+		c.errs = append(c.errs, e)
+	case len(c.errs) == journal.MaxErrors:
+		c.errs = append(c.errs, &journal.Error{File: c.file, Line: e.Line, Code: journal.TooManyErrors,
+			Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", journal.MaxErrors)})
+	}
+}
+
+func (c *shapeChecker) lineError(line int, raw []byte, err error) {
+	e := &journal.Error{File: c.file, Line: line, Code: jsonv.ErrInvalidJSON, Msg: err.Error()}
+	var se *jsonv.SyntaxError
+	switch {
+	case isBlank(raw):
+		e.Code, e.Msg = journal.BlankLine, "blank line: every line must hold one event"
+	case errors.As(err, &se):
+		e.Code, e.Msg = journal.Code(se.Code), fmt.Sprintf("column %d: %s", se.Offset+1, se.Msg)
+	}
+	c.add(e)
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *shapeChecker) check(l *srcLine, v jsonv.Value) {
+	if v.Kind() != jsonv.Object {
+		c.add(&journal.Error{File: c.file, Line: l.num, Code: journal.NotObject,
+			Msg: fmt.Sprintf("line holds a JSON %s; an event must be an object", v.Kind())})
+		return
+	}
+	id := ""
+	if e, ok := v.Get("event_id"); ok && e.Kind() == jsonv.String {
+		id = e.Text()
+	}
+	if !l.keyOK {
+		c.add(&journal.Error{File: c.file, Line: l.num, EventID: id, Code: journal.Schema, Pointer: "/sequence",
+			Msg: "a tolerant golden's sequence must be a literal integer: the events are aligned by it"})
+		return
+	}
+	g := [2]string{l.k.session, l.k.run}
+	want := c.next[g]
+	c.next[g] = l.k.seq + 1
+	if l.k.seq != want {
+		c.add(&journal.Error{File: c.file, Line: l.num, EventID: id, Code: journal.SequenceGap, Pointer: "/sequence",
+			Msg: fmt.Sprintf("sequence %d where %d was expected: sequences start at 0 and are contiguous", l.k.seq, want)})
+	}
+}
+
+// cursor walks a source's lines in order, giving each batch back once it
+// has moved past it.
+type cursor struct {
+	s   *source
+	b   *srcBatch
+	i   int
+	eof bool
+}
+
+// next returns the next line, or nil at the end. The previous line's raw
+// bytes may be reused after this call.
+func (c *cursor) next() *srcLine {
+	for !c.eof {
+		if c.b != nil && c.i < len(c.b.lines) {
+			c.i++
+			return &c.b.lines[c.i-1]
+		}
+		if c.b != nil {
+			clear(c.b.lines) // drop references to values
+			c.s.free <- c.b
+		}
+		b, ok := <-c.s.out
+		if !ok {
+			c.b, c.eof = nil, true
+			break
+		}
+		c.b, c.i = b, 0
+	}
+	return nil
+}
