@@ -2,9 +2,12 @@ package view
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/tracediff"
 )
 
 // Field is one differing field of an aligned pair: its JSON pointer in the
@@ -189,4 +192,79 @@ func splitLines(b []byte) [][]byte {
 		b = b[i+1:]
 	}
 	return out
+}
+
+// TracediffAligner aligns two traces with package tracediff (events by run
+// and sequence; every differing event with its fields by JSON pointer; a
+// byte difference counts) and fills in the equal events between the
+// differences, which advance both files in step. Where tracediff does not
+// compare (either file is not a valid trace: it then reports problems, no
+// differences) or its report cannot be laid out line by line, it is
+// SequenceAligner's alignment instead, so the page of an invalid trace
+// still shows what differs.
+type TracediffAligner struct{}
+
+// maxFieldsShown bounds the differing fields listed for one event.
+const maxFieldsShown = 200
+
+// Align implements Aligner.
+func (TracediffAligner) Align(expected, actual []byte) []Aligned {
+	el, al := splitLines(expected), splitLines(actual)
+	rep := tracediff.DiffBytes(expected, actual, "expected", "actual", tracediff.Options{
+		Bytes: true, MaxEvents: len(el) + len(al) + 1, MaxFields: maxFieldsShown, MaxValueBytes: 4 << 10})
+	if rep.Invalid() || rep.Omitted > 0 {
+		return SequenceAligner{}.Align(expected, actual)
+	}
+	out, ok := fillEqual(rep.Events, keys(el), len(el), len(al))
+	if !ok {
+		return SequenceAligner{}.Align(expected, actual)
+	}
+	return out
+}
+
+// fillEqual lays the differing events of a report out with the equal
+// events between them: an equal event takes the next line of each file, a
+// missing one the next expected line, an extra one the next actual line.
+// ok is false when the report does not fit that walk.
+func fillEqual(diffs []tracediff.EventDiff, ek []alignKey, ne, na int) (out []Aligned, ok bool) {
+	out = make([]Aligned, 0, max(ne, na))
+	e, a := 1, 1
+	equal := func() {
+		k := ek[e-1]
+		out = append(out, Aligned{Run: k.run, Sequence: k.seq, ExpectedLine: e, ActualLine: a})
+		e++
+		a++
+	}
+	for _, d := range diffs {
+		for (d.ExpectedLine > 0 && e < d.ExpectedLine) || (d.ExpectedLine == 0 && a < d.ActualLine) {
+			if e > ne || a > na {
+				return nil, false
+			}
+			equal()
+		}
+		if (d.ExpectedLine > 0 && e != d.ExpectedLine) || (d.ActualLine > 0 && a != d.ActualLine) {
+			return nil, false
+		}
+		row := Aligned{Run: d.Run, Sequence: d.Sequence, ExpectedLine: d.ExpectedLine, ActualLine: d.ActualLine, Note: d.Note}
+		for _, f := range d.Fields {
+			row.Fields = append(row.Fields, Field{Pointer: f.Pointer, Expected: f.Expected, Actual: f.Actual})
+		}
+		if d.FieldsOmitted > 0 {
+			row.Note = strings.TrimPrefix(row.Note+"; ", "; ") + fmt.Sprintf("%d more differing fields are not listed", d.FieldsOmitted)
+		}
+		if row.Kind() == "equal" {
+			row.Note = "the events differ" // tracediff said so without a field or a note
+		}
+		out = append(out, row)
+		if d.ExpectedLine > 0 {
+			e++
+		}
+		if d.ActualLine > 0 {
+			a++
+		}
+	}
+	for e <= ne && a <= na {
+		equal()
+	}
+	return out, e == ne+1 && a == na+1
 }

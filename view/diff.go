@@ -19,7 +19,7 @@ const DiffContext = 2
 type DiffOptions struct {
 	// ExpectedName and ActualName name the two files in the page.
 	ExpectedName, ActualName string
-	// Aligner lines the traces up; nil is SequenceAligner.
+	// Aligner lines the traces up; nil is TracediffAligner.
 	Aligner Aligner
 	// Limits bound the page (Events, PayloadBytes as the most of one line,
 	// DataBytes); zero fields take DefaultLimits'.
@@ -44,7 +44,7 @@ type DiffPage struct {
 func BuildDiff(expected, actual []byte, opt DiffOptions) *DiffPage {
 	d := &DiffPage{opt: opt, lim: (&Options{Limits: opt.Limits}).limits(), counts: map[string]int{}}
 	if d.opt.Aligner == nil {
-		d.opt.Aligner = SequenceAligner{}
+		d.opt.Aligner = TracediffAligner{}
 	}
 	d.same = bytes.Equal(expected, actual)
 	d.el, d.al = splitLines(expected), splitLines(actual)
