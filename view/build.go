@@ -117,6 +117,8 @@ func (t *strTable) add(s string) int32 {
 
 type fileInfo struct {
 	Name     string
+	Origin   string
+	Findings []Finding
 	First    int // first row
 	Rows     int
 	Lines    int // lines read (rows may stop earlier at Limits.Events)
@@ -218,8 +220,19 @@ type Page struct {
 // lines).
 func (p *Page) Events() int { return p.rows.len() }
 
-// Problems is the number of validation problems over all files.
-func (p *Page) Problems() int { return len(p.problems) }
+// Problems is the number of validation problems over all files, and of the
+// findings (errors and warnings) their sources came with.
+func (p *Page) Problems() int {
+	n := len(p.problems)
+	for _, f := range p.files {
+		for _, x := range f.Findings {
+			if x.Severity != "info" {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // Build reads every source and builds its page. The error is that of
 // opening or reading a source; problems in a trace are part of the page.
@@ -246,7 +259,7 @@ func (p *Page) addFile(fi int, src Source) error {
 	}
 	errs := journal.Validate(rc, src.Name)
 	rc.Close()
-	f := fileInfo{Name: src.Name, First: p.rows.len(), Problems: errs}
+	f := fileInfo{Name: src.Name, Origin: src.Origin, Findings: src.Findings, First: p.rows.len(), Problems: errs}
 	// Problems by line: a line with a line-level problem is shown but not
 	// replayed.
 	lineProblem := map[int]bool{}

@@ -70,6 +70,7 @@ type traceData struct {
 
 type fileData struct {
 	Name           string
+	Origin         string
 	Lines, Runs    int
 	Problems       int
 	FirstRow, Rows int
@@ -162,7 +163,13 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	}
 	d.Sessions = len(sessions)
 	for _, f := range p.files {
-		d.Files = append(d.Files, fileData{Name: f.Name, Lines: f.Lines, Runs: f.Runs, Problems: len(f.Problems), FirstRow: f.First, Rows: f.Rows})
+		n := len(f.Problems)
+		for _, x := range f.Findings {
+			if x.Severity != "info" {
+				n++
+			}
+		}
+		d.Files = append(d.Files, fileData{Name: f.Name, Origin: f.Origin, Lines: f.Lines, Runs: f.Runs, Problems: n, FirstRow: f.First, Rows: f.Rows})
 	}
 	d.Types = slices.Sorted(slices.Values(p.types.list))
 	d.Tools = slices.Sorted(slices.Values(p.tools.list))
@@ -188,6 +195,15 @@ func (p *Page) WriteHTML(w io.Writer) error {
 			}
 		}
 		d.Problems = append(d.Problems, problemData{Row: pr.Row, Where: where, Code: string(e.Code), Event: e.EventID, Pointer: e.Pointer, Msg: e.Msg})
+	}
+	for _, f := range p.files {
+		for _, x := range f.Findings {
+			where := fmt.Sprintf("%s, log line %d", f.Name, x.Line)
+			if x.Line == 0 {
+				where = f.Name
+			}
+			d.Problems = append(d.Problems, problemData{Row: -1, Where: where, Code: x.Code, Msg: x.Severity + ": " + x.Message})
+		}
 	}
 	for i, r := range p.runs {
 		d.Runs = append(d.Runs, p.runData(i, r))

@@ -13,6 +13,21 @@ import (
 type Source struct {
 	Name string
 	Open func() (io.ReadCloser, error)
+	// Origin, when set, says where the trace came from when it is not the
+	// file itself (an agent's session log imported by tracecheck import).
+	Origin string
+	// Findings are problems another checker found in the original file
+	// (tracecheck lint's, for an imported log), at its own lines; the page
+	// lists them with the trace's problems.
+	Findings []Finding
+}
+
+// Finding is one problem a checker other than validation reported, at a
+// line of the original file. Severity is "error", "warning" or "info";
+// errors and warnings count as problems.
+type Finding struct {
+	Line                    int
+	Code, Severity, Message string
 }
 
 // FileSource reads the file at path.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/tracecheck/tracecheck/agentlog"
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/internal/term"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
@@ -96,7 +97,13 @@ func runView(e *env, args []string) int {
 	} else {
 		srcs := make([]view.Source, len(files))
 		for i, f := range files {
-			srcs[i] = view.FileSource(f)
+			src, cleanup, err := viewSource(f)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				return exitFailed
+			}
+			defer cleanup()
+			srcs[i] = src
 		}
 		p, err := view.Build(srcs, view.Options{Through: *through, HasThrough: fs.Changed("through")})
 		if err != nil {
@@ -168,4 +175,43 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: over %d MiB: too large for a diff page (use tracecheck validate and verify's report)", textsafe.Quote(path), limit>>20)
 	}
 	return b, nil
+}
+
+// viewSource is the page's source for FILE: the file itself when it is a
+// Trace file, or, for a coding agent's session log (Codex, Claude Code,
+// pi, the TypeScript harness), the trace tracecheck import makes of it, in
+// a temporary file that cleanup removes, with tracecheck lint's findings
+// on the log.
+func viewSource(path string) (view.Source, func(), error) {
+	none := func() {}
+	f, err := agentlog.DetectFile(path)
+	if err != nil || f == agentlog.Unknown || f == agentlog.Trace {
+		return view.FileSource(path), none, nil
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return view.Source{}, none, err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp("", "tracecheck-view-*.jsonl")
+	if err != nil {
+		return view.Source{}, none, err
+	}
+	cleanup := func() { os.Remove(tmp.Name()) }
+	if _, err := agentlog.Import(in, path, f, tmp); err != nil {
+		tmp.Close()
+		cleanup()
+		return view.Source{}, none, fmt.Errorf("importing %s: %w", textsafe.Quote(path), err)
+	}
+	if err := tmp.Close(); err != nil {
+		cleanup()
+		return view.Source{}, none, err
+	}
+	src := view.FileSource(tmp.Name())
+	src.Name = path
+	src.Origin = "a " + f.String() + " session log, imported as tracecheck import does; line numbers are the trace's"
+	for _, x := range agentlog.LintFile(path, agentlog.Options{Format: f}).Findings {
+		src.Findings = append(src.Findings, view.Finding{Line: x.Line, Code: string(x.Code), Severity: x.Severity.String(), Message: x.Message})
+	}
+	return src, cleanup, nil
 }

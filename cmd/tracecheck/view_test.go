@@ -27,6 +27,7 @@ func TestView(t *testing.T) {
 		{"several files", []string{"view", s07, "../../golden/session-resume.trace.jsonl", "-o", out}, exitOK, "31 events, 0 problems", "4 runs of 2 sessions"},
 		{"diff", []string{"view", "--diff", s07, drift, "-o", out}, exitFailed, "3 differing events", `"kind":"diff"`},
 		{"diff of identical traces", []string{"view", "--diff", s07, s07, "-o", out}, exitOK, "identical", "Identical"},
+		{"an agent's session log is imported, and linted", []string{"view", "../../testdata/agentlog/claude-code/orphan-call-interrupted.jsonl", "-o", out}, exitFailed, "5 events, 1 problem", "ORPHAN_CALL"},
 		{"no file", []string{"view"}, exitUsage, "no FILE given", ""},
 		{"missing file", []string{"view", "nope.jsonl"}, exitUsage, "nope.jsonl: no such file or directory", ""},
 		{"a directory", []string{"view", dir}, exitUsage, "is a directory", ""},
