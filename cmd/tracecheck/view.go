@@ -27,7 +27,9 @@ func runView(e *env, args []string) int {
 			"their resume markers; branch lineage and context compaction; the replay view\n"+
 			"(messages, stop reason, fingerprint) of each run, whole or --through N; and the\n"+
 			"problems 'tracecheck validate' finds, pinned to their lines. An invalid trace is\n"+
-			"shown as far as it can be read. Large traces are drawn lazily; what the page\n"+
+			"shown as far as it can be read. A coding agent's session log (Codex, Claude\n"+
+			"Code, pi, the TypeScript harness) is shown as 'tracecheck import' converts it,\n"+
+			"with the findings of 'tracecheck lint'. Large traces are drawn lazily; what the page\n"+
 			"leaves out (payloads over 64 KiB are cut; past 96 MiB of payload, or 500,000\n"+
 			"lines, the rest) is said in it.\n\n"+
 			"--diff GOLDEN ACTUAL shows two traces side by side, aligned by run and sequence,\n"+
