@@ -59,5 +59,11 @@ bench-go: gen
 	$(GO) test -run='^$$' -bench='ResumeAfter' -benchtime=100x ./reducer
 	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v '/reducer$$')
 
+.PHONY: bench-view
+# The page of the generated trace opened in headless Chromium (issue 16):
+# the page's own marks, medians of 7 opens; needs Debian's chromium.
+bench-view: gen
+	TRACECHECK_BENCH_FILE=$(CURDIR)/$(BENCH_TRACE) $(GO) test -run='^$$' -bench=Open200k -benchtime=7x ./view/browsertest
+
 clean:
 	rm -rf bin bench/out

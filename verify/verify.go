@@ -147,6 +147,10 @@ type Options struct {
 	// Artifacts is a directory (it must exist) where the actual trace of
 	// every subject that differed, and its golden, are kept; "" for none.
 	Artifacts string
+	// DiffPage, when set, also writes <id>.diff.html beside a differing
+	// subject's two artifacts: the page of the golden against the render
+	// (view.WriteDiffFile has this shape).
+	DiffPage func(path string, expected, actual []byte, expName, actName string) error
 	// Notes receives what Run says as it acts, before it acts (the goldens
 	// it is about to delete); nil discards it.
 	Notes io.Writer
@@ -205,7 +209,7 @@ func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
 	}
 	invalid := 0
 	for _, s := range subjects {
-		r := check(s, store, writes, opts.Artifacts)
+		r := check(s, store, writes, opts)
 		if r.Status == StatusInvalid {
 			invalid++
 		}
@@ -241,7 +245,8 @@ func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
 }
 
 // check renders, compares and writes one subject.
-func check(s Subject, store *golden.Store, writes Writes, artifacts string) Result {
+func check(s Subject, store *golden.Store, writes Writes, opts Options) Result {
+	artifacts := opts.Artifacts
 	name := s.golden()
 	res := Result{ID: s.ID, Kind: s.Kind, File: store.Path(name), Source: s.File}
 	if name != s.ID {
@@ -279,6 +284,7 @@ func check(s Subject, store *golden.Store, writes Writes, artifacts string) Resu
 	}
 	if res.Status != StatusOK {
 		keep(&res, artifacts, want, act.Bytes)
+		keepDiffPage(&res, opts, want, act.Bytes)
 	}
 
 	capture := act.Golden
@@ -345,6 +351,20 @@ func keep(res *Result, dir string, expected, actual []byte) {
 		}
 		res.Artifacts = append(res.Artifacts, path)
 	}
+}
+
+// keepDiffPage writes <id>.diff.html beside the artifacts keep wrote, when
+// opts asks for it and both traces were kept.
+func keepDiffPage(res *Result, opts Options, expected, actual []byte) {
+	if opts.DiffPage == nil || len(res.Artifacts) != 2 {
+		return
+	}
+	path := filepath.Join(opts.Artifacts, res.ID+".diff.html")
+	if err := opts.DiffPage(path, expected, actual, res.File, res.Artifacts[0]); err != nil {
+		res.Problems = append(res.Problems, "keeping the diff page: "+err.Error())
+		return
+	}
+	res.Artifacts = append(res.Artifacts, path)
 }
 
 // unreferenced reports (or deletes) the goldens of store that no subject

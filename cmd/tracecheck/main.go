@@ -59,6 +59,7 @@ func commands() []command {
 		{"render", "print the trace a scenario renders and the expectations it would need", runRender},
 		{"review", "accept or reject the pending goldens verify wrote", runReview},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
+		{"view", "write a self-contained HTML page of traces, or of a golden and its drift", runView},
 		{"exercise", "the learners' exercises A-F and R, checked on a program in any language", runExercise},
 		{"conform", "check a subject program on every exercise it supports: -- CMD ARGS...", runConform},
 		{"lint", "check (and repair) coding agents' session logs: Codex, Claude Code, pi, TS harness", runLint},

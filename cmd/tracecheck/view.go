@@ -1,0 +1,219 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/tracecheck/tracecheck/agentlog"
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
+	"github.com/tracecheck/tracecheck/internal/term"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
+	"github.com/tracecheck/tracecheck/view"
+)
+
+// maxDiffBytes bounds each file of view --diff, which holds both in memory.
+const maxDiffBytes = 256 << 20
+
+func runView(e *env, args []string) int {
+	fs := newFlags(e, "view", "view FILE... [-o OUT.html] [--through N]\n       tracecheck view --diff GOLDEN ACTUAL [-o OUT.html]",
+		"Write one self-contained HTML page (no network, works from file://) showing the\n"+
+			"traces: a timeline of events by actor lane in sequence order, each one opening to\n"+
+			"its payload and envelope; search and filters by type, actor, tool and text;\n"+
+			"parent links; each tool.request joined to its tool.result (calls without one, and\n"+
+			"the results session resume synthesized, stand out); runs one after another with\n"+
+			"their resume markers; branch lineage and context compaction; the replay view\n"+
+			"(messages, stop reason, fingerprint) of each run, whole or --through N; and the\n"+
+			"problems 'tracecheck validate' finds, pinned to their lines. An invalid trace is\n"+
+			"shown as far as it can be read. A coding agent's session log (Codex, Claude\n"+
+			"Code, pi, the TypeScript harness) is shown as 'tracecheck import' converts it,\n"+
+			"with the findings of 'tracecheck lint'. Large traces are drawn lazily; what the page\n"+
+			"leaves out (payloads over 64 KiB are cut; past 96 MiB of payload, or 500,000\n"+
+			"lines, the rest) is said in it.\n\n"+
+			"--diff GOLDEN ACTUAL shows two traces side by side, aligned by run and sequence,\n"+
+			"differing fields highlighted and unchanged events folded.\n\n"+
+			"The page goes to -o (replaced atomically) or standard output. The same input\n"+
+			"gives the same bytes. Exit 0 when every file is valid (with --diff: the traces\n"+
+			"are identical), 1 when the page shows problems (or differences), 2 usage error.")
+	out := fs.StringP("output", "o", "", "write the page to `OUT.html` instead of standard output")
+	through := fs.Int64("through", 0, "replay each run through sequence `N` only (inclusive)")
+	diff := fs.Bool("diff", false, "compare two traces: GOLDEN ACTUAL")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	files := fs.Args()
+	switch {
+	case len(files) == 0:
+		return usageError(e, "view", "no FILE given")
+	case *diff && len(files) != 2:
+		return usageError(e, "view", "--diff wants GOLDEN and ACTUAL, got %d files", len(files))
+	case *diff && fs.Changed("through"):
+		return usageError(e, "view", "--through does not go with --diff")
+	case fs.Changed("through") && *through < 0:
+		return usageError(e, "view", "--through must be a sequence (0 or more), not %d", *through)
+	}
+	for _, f := range files {
+		if f == "-" {
+			return usageError(e, "view", "FILE must be a file: the page reads it more than once ('-' is not supported)")
+		}
+		st, err := os.Stat(f)
+		switch {
+		case err != nil:
+			return usageError(e, "view", "%s", pathErr(err, f))
+		case st.IsDir():
+			return usageError(e, "view", "%s: is a directory, not a JSONL file", textsafe.Quote(f))
+		}
+		if *out != "" && sameFile(f, *out) {
+			return usageError(e, "view", "-o %s is one of the input files; it would be overwritten", textsafe.Quote(*out))
+		}
+	}
+	if *out == "" && writesToTerminal(e.stdout) {
+		return usageError(e, "view", "the page is HTML: give -o OUT.html, or redirect standard output")
+	}
+
+	var write func(io.Writer) error
+	var status int
+	var summary string
+	if *diff {
+		var data [2][]byte
+		for i, f := range files {
+			b, err := readLimited(f, maxDiffBytes)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				return exitFailed
+			}
+			data[i] = b
+		}
+		d := view.BuildDiff(data[0], data[1], view.DiffOptions{ExpectedName: files[0], ActualName: files[1]})
+		write = d.WriteHTML
+		switch {
+		case d.Equal():
+			summary = "identical"
+		case d.Differences() == 0:
+			summary, status = "the same events written with other bytes", exitFailed
+		default:
+			summary, status = plural(d.Differences(), "differing event"), exitFailed
+		}
+	} else {
+		srcs := make([]view.Source, len(files))
+		for i, f := range files {
+			src, cleanup, err := viewSource(f)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				return exitFailed
+			}
+			defer cleanup()
+			srcs[i] = src
+		}
+		p, err := view.Build(srcs, view.Options{Through: *through, HasThrough: fs.Changed("through")})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			return exitFailed
+		}
+		write = p.WriteHTML
+		summary = plural(p.Events(), "event") + ", " + plural(p.Problems(), "problem")
+		if p.Problems() > 0 {
+			status = exitFailed
+		}
+	}
+
+	if *out == "" {
+		if err := write(e.stdout); err != nil {
+			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			return exitFailed
+		}
+		fmt.Fprintf(e.stderr, "%s view: %s\n", programName, summary)
+		return status
+	}
+	if err := atomicfile.WriteFunc(*out, 0o644, write); err != nil {
+		fmt.Fprintf(e.stderr, "%s view: writing %s: %v\n", programName, textsafe.Quote(*out), err)
+		return exitFailed
+	}
+	fmt.Fprintf(e.stderr, "%s view: wrote %s (%s)\n", programName, textsafe.Quote(*out), summary)
+	return status
+}
+
+// pathErr says why a FILE cannot be read, naming it quoted.
+func pathErr(err error, name string) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s: %v", textsafe.Quote(name), pe.Err)
+	}
+	return err.Error()
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// writesToTerminal reports whether w is a terminal (HTML there is noise).
+func writesToTerminal(w io.Writer) bool {
+	if c, ok := w.(*checkedWriter); ok {
+		w = c.w
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f)
+}
+
+// readLimited reads a whole file of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", textsafe.Quote(path), err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: over %d MiB: too large for a diff page (use tracecheck validate and verify's report)", textsafe.Quote(path), limit>>20)
+	}
+	return b, nil
+}
+
+// viewSource is the page's source for FILE: the file itself when it is a
+// Trace file, or, for a coding agent's session log (Codex, Claude Code,
+// pi, the TypeScript harness), the trace tracecheck import makes of it, in
+// a temporary file that cleanup removes, with tracecheck lint's findings
+// on the log.
+func viewSource(path string) (view.Source, func(), error) {
+	none := func() {}
+	f, err := agentlog.DetectFile(path)
+	if err != nil || f == agentlog.Unknown || f == agentlog.Trace {
+		return view.FileSource(path), none, nil
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return view.Source{}, none, err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp("", "tracecheck-view-*.jsonl")
+	if err != nil {
+		return view.Source{}, none, err
+	}
+	cleanup := func() { os.Remove(tmp.Name()) }
+	if _, err := agentlog.Import(in, path, f, tmp); err != nil {
+		tmp.Close()
+		cleanup()
+		return view.Source{}, none, fmt.Errorf("importing %s: %w", textsafe.Quote(path), err)
+	}
+	if err := tmp.Close(); err != nil {
+		cleanup()
+		return view.Source{}, none, err
+	}
+	src := view.FileSource(tmp.Name())
+	src.Name = path
+	src.Origin = "a " + f.String() + " session log, imported as tracecheck import does; line numbers are the trace's"
+	for _, x := range agentlog.LintFile(path, agentlog.Options{Format: f}).Findings {
+		src.Findings = append(src.Findings, view.Finding{Line: x.Line, Code: string(x.Code), Severity: x.Severity.String(), Message: x.Message})
+	}
+	return src, cleanup, nil
+}

@@ -1,0 +1,221 @@
+package view
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
+	"github.com/tracecheck/tracecheck/journal"
+)
+
+// DiffContext is how many unchanged events the diff page shows on each
+// side of a difference; longer unchanged runs are folded.
+const DiffContext = 2
+
+// DiffOptions say how a diff page is built.
+type DiffOptions struct {
+	// ExpectedName and ActualName name the two files in the page.
+	ExpectedName, ActualName string
+	// Aligner lines the traces up; nil is TracediffAligner.
+	Aligner Aligner
+	// Limits bound the page (Events, PayloadBytes as the most of one line,
+	// DataBytes); zero fields take DefaultLimits'.
+	Limits Limits
+}
+
+// DiffPage is a built diff page: BuildDiff it, then WriteHTML.
+type DiffPage struct {
+	opt      DiffOptions
+	lim      Limits
+	rows     []Aligned
+	el, al   [][]byte
+	counts   map[string]int
+	eProbs   []*journal.Error
+	aProbs   []*journal.Error
+	notes    []string
+	same     bool   // byte-identical
+	keepLine []bool // rows whose lines the page holds: differences, their context, and unchanged ones within the budget
+}
+
+// BuildDiff compares expected (the golden) with actual.
+func BuildDiff(expected, actual []byte, opt DiffOptions) *DiffPage {
+	d := &DiffPage{opt: opt, lim: (&Options{Limits: opt.Limits}).limits(), counts: map[string]int{}}
+	if d.opt.Aligner == nil {
+		d.opt.Aligner = TracediffAligner{}
+	}
+	d.same = bytes.Equal(expected, actual)
+	d.el, d.al = splitLines(expected), splitLines(actual)
+	d.rows = d.opt.Aligner.Align(expected, actual)
+	for i := range d.rows {
+		d.counts[d.rows[i].Kind()]++
+	}
+	d.eProbs = journal.Validate(bytes.NewReader(expected), opt.ExpectedName)
+	d.aProbs = journal.Validate(bytes.NewReader(actual), opt.ActualName)
+	d.plan()
+	return d
+}
+
+// Equal reports whether the traces are byte-identical.
+func (d *DiffPage) Equal() bool {
+	return d.same
+}
+
+// Differences is the number of events that differ.
+func (d *DiffPage) Differences() int {
+	return d.counts["changed"] + d.counts["missing"] + d.counts["extra"]
+}
+
+// plan decides which rows' lines go into the page: every difference and
+// the DiffContext rows around it, then unchanged rows while the budget
+// lasts (the rest of a fold then says it is left out).
+func (d *DiffPage) plan() {
+	n := len(d.rows)
+	d.keepLine = make([]bool, n)
+	var used int64
+	for i := range d.rows {
+		if d.rows[i].Kind() == "equal" {
+			continue
+		}
+		for k := max(0, i-DiffContext); k <= min(n-1, i+DiffContext); k++ {
+			if !d.keepLine[k] {
+				d.keepLine[k] = true
+				used += d.rowBytes(k)
+			}
+		}
+	}
+	left := false
+	for i := range d.rows {
+		if d.keepLine[i] {
+			continue
+		}
+		if i >= d.lim.Events || used+d.rowBytes(i) > d.lim.DataBytes {
+			left = true
+			continue
+		}
+		d.keepLine[i] = true
+		used += d.rowBytes(i)
+	}
+	if left {
+		d.notes = append(d.notes, "Some unchanged events are not in the page (its size is bounded); their folds say so. The differences and the events around them are all here.")
+	}
+}
+
+func (d *DiffPage) rowBytes(i int) int64 {
+	r := &d.rows[i]
+	n := int64(64)
+	if r.ExpectedLine > 0 {
+		n += int64(min(len(d.el[r.ExpectedLine-1]), d.lim.PayloadBytes))
+	}
+	if r.ActualLine > 0 && r.Kind() != "equal" {
+		n += int64(min(len(d.al[r.ActualLine-1]), d.lim.PayloadBytes))
+	}
+	return n
+}
+
+type diffData struct {
+	Title        string
+	ExpectedName string
+	ActualName   string
+	Events       int
+	Changed      int
+	Missing      int
+	Extra        int
+	Equal        bool
+	Identical    bool
+	Problems     []problemData
+	Notes        []string
+	CSS          template.CSS
+	JS           template.JS
+	Data         template.JS
+}
+
+// WriteHTML writes the diff page: one self-contained HTML document. The
+// same inputs give the same bytes.
+func (d *DiffPage) WriteHTML(w io.Writer) error {
+	dd := diffData{
+		Title:        filepath.Base(d.opt.ActualName),
+		ExpectedName: d.opt.ExpectedName,
+		ActualName:   d.opt.ActualName,
+		Events:       len(d.rows),
+		Changed:      d.counts["changed"],
+		Missing:      d.counts["missing"],
+		Extra:        d.counts["extra"],
+		Equal:        d.Differences() == 0,
+		Identical:    d.Equal(),
+		Notes:        d.notes,
+		CSS:          pageCSS,
+		JS:           diffJS,
+	}
+	for _, side := range []struct {
+		name  string
+		probs []*journal.Error
+	}{{"golden", d.eProbs}, {"actual", d.aProbs}} {
+		for _, e := range side.probs {
+			where := fmt.Sprintf("%s file", side.name)
+			if e.Line > 0 {
+				where = fmt.Sprintf("%s line %d", side.name, e.Line)
+			}
+			dd.Problems = append(dd.Problems, problemData{Row: -1, Where: where, Code: string(e.Code), Event: e.EventID, Pointer: e.Pointer, Msg: e.Msg})
+		}
+	}
+	dd.Data = safeJSON(d.island())
+	return tmpl.ExecuteTemplate(w, "diff", dd)
+}
+
+func (d *DiffPage) island() []byte {
+	w := &island{}
+	w.obj()
+	w.kstr("kind", "diff")
+	w.kstr("expName", d.opt.ExpectedName)
+	w.kstr("actName", d.opt.ActualName)
+	w.kint("context", DiffContext)
+	w.key("rows")
+	w.arr()
+	for i := range d.rows {
+		r := &d.rows[i]
+		w.arr()
+		w.str(r.Kind())
+		w.int(int64(r.Run))
+		w.int(r.Sequence)
+		w.int(int64(r.ExpectedLine))
+		w.int(int64(r.ActualLine))
+		line := func(lines [][]byte, n int) {
+			if n == 0 || !d.keepLine[i] {
+				w.null()
+				return
+			}
+			w.str(cut(string(lines[n-1]), d.lim.PayloadBytes))
+		}
+		line(d.el, r.ExpectedLine)
+		if r.Kind() == "equal" {
+			w.null() // the same bytes as the expected line
+		} else {
+			line(d.al, r.ActualLine)
+		}
+		w.str(r.Note)
+		w.arr()
+		for _, f := range r.Fields {
+			w.arr()
+			w.str(f.Pointer)
+			w.str(f.Expected)
+			w.str(f.Actual)
+			w.endArr()
+		}
+		w.endArr()
+		w.endArr()
+	}
+	w.endArr()
+	w.endObj()
+	return w.b
+}
+
+// WriteDiffFile writes the diff page of expected (the golden, named
+// expName) and actual (actName) to path, atomically: verify calls it to
+// keep <id>.diff.html beside the traces it keeps as artifacts.
+func WriteDiffFile(path string, expected, actual []byte, expName, actName string) error {
+	d := BuildDiff(expected, actual, DiffOptions{ExpectedName: expName, ActualName: actName})
+	return atomicfile.WriteFunc(path, 0o644, d.WriteHTML)
+}

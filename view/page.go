@@ -1,0 +1,490 @@
+package view
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+//go:embed assets
+var assets embed.FS
+
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{
+	"plural": pluralS,
+	"short": func(s string) string {
+		if len(s) > 16 {
+			return s[:16] + "…"
+		}
+		return s
+	},
+	"deref": func(p *int) int { return *p },
+	"add": func(n ...int) int {
+		t := 0
+		for _, k := range n {
+			t += k
+		}
+		return t
+	},
+}).ParseFS(assets, "assets/*.tmpl"))
+
+// asset returns an embedded file's text.
+func asset(name string) string {
+	b, err := assets.ReadFile("assets/" + name)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return string(b)
+}
+
+// pageCSS and the scripts are the same for every page.
+var (
+	pageCSS  = template.CSS(asset("view.css"))
+	traceJS  = template.JS(asset("common.js") + asset("trace.js"))
+	diffJS   = template.JS(asset("common.js") + asset("diff.js"))
+	safeJSON = func(b []byte) template.JS { return template.JS(b) } // island output: see island
+)
+
+type traceData struct {
+	Title     string
+	Events    int
+	RunCount  int
+	Sessions  int
+	Through   *int
+	Files     []fileData
+	Notes     []string
+	Types     []string
+	Tools     []string
+	Lanes     []laneData
+	Problems  []problemData
+	Runs      []runData
+	MultiFile bool
+	CSS       template.CSS
+	JS        template.JS
+	Data      template.JS
+}
+
+type fileData struct {
+	Name           string
+	Origin         string
+	Lines, Runs    int
+	Problems       int
+	FirstRow, Rows int
+}
+
+type laneData struct {
+	Index int
+	Name  string
+}
+
+type problemData struct {
+	Row                       int
+	Where                     string
+	Code, Event, Pointer, Msg string
+}
+
+type runRef struct {
+	Index, Number, Last int
+	RunID               string
+}
+
+type runData struct {
+	Index, Number int
+	RunID         string
+	Session       string
+	File          string
+	First, Rows   int
+	Problems      int
+	Resumes       *runRef
+	ResumedRow    int
+	Branches      []branchData
+	Checks        []checkData
+	Replay        *replayData
+}
+
+type branchData struct {
+	Row         int
+	Own         bool // recorded in its parent run
+	ID          string
+	ParentRunID string
+	Fork        int64
+	ForkRow     *int
+	Inherited   string
+	Fingerprint string
+	Check       *fpCheck
+	Cells       []cellData
+	Aria        string
+}
+
+type cellData struct {
+	Row       int
+	Seq       int64
+	Type      string
+	Inherited bool
+	Fork      bool
+	Gap       bool
+}
+
+type checkData struct {
+	*fpCheck
+	Seq int64
+}
+
+type replayData struct {
+	*replayView
+	Index, Number int
+	Stop          string
+	Partial       string
+}
+
+// WriteHTML writes the page: one self-contained HTML document. The same
+// page gives the same bytes.
+func (p *Page) WriteHTML(w io.Writer) error {
+	d := traceData{
+		Title:     p.title(),
+		Events:    p.rows.len(),
+		RunCount:  len(p.runs),
+		Notes:     p.notes,
+		MultiFile: len(p.files) > 1,
+		CSS:       pageCSS,
+		JS:        traceJS,
+	}
+	if p.opt.HasThrough {
+		t := int(p.opt.Through)
+		d.Through = &t
+	}
+	sessions := map[string]bool{}
+	for _, r := range p.runs {
+		sessions[r.Session] = true
+	}
+	d.Sessions = len(sessions)
+	for _, f := range p.files {
+		n := len(f.Problems)
+		for _, x := range f.Findings {
+			if x.Severity != "info" {
+				n++
+			}
+		}
+		d.Files = append(d.Files, fileData{Name: f.Name, Origin: f.Origin, Lines: f.Lines, Runs: f.Runs, Problems: n, FirstRow: f.First, Rows: f.Rows})
+	}
+	d.Types = slices.Sorted(slices.Values(p.types.list))
+	d.Tools = slices.Sorted(slices.Values(p.tools.list))
+	for i, used := range p.lanesUsed() {
+		if used {
+			name := "other"
+			if i < len(Lanes) {
+				name = Lanes[i]
+			}
+			d.Lanes = append(d.Lanes, laneData{Index: i, Name: name})
+		}
+	}
+	for _, pr := range p.problems {
+		e := pr.Err
+		where := e.File
+		if e.Line > 0 {
+			where = fmt.Sprintf("%s:%d", e.File, e.Line)
+		}
+		if !d.MultiFile {
+			where = "line " + itoa(e.Line)
+			if e.Line == 0 {
+				where = "the file"
+			}
+		}
+		d.Problems = append(d.Problems, problemData{Row: pr.Row, Where: where, Code: string(e.Code), Event: e.EventID, Pointer: e.Pointer, Msg: e.Msg})
+	}
+	for _, f := range p.files {
+		for _, x := range f.Findings {
+			where := fmt.Sprintf("%s, log line %d", f.Name, x.Line)
+			if x.Line == 0 {
+				where = f.Name
+			}
+			d.Problems = append(d.Problems, problemData{Row: -1, Where: where, Code: x.Code, Msg: x.Severity + ": " + x.Message})
+		}
+	}
+	for i, r := range p.runs {
+		d.Runs = append(d.Runs, p.runData(i, r))
+	}
+	d.Data = safeJSON(p.island(d.Lanes))
+	return tmpl.ExecuteTemplate(w, "trace", d)
+}
+
+func (p *Page) title() string {
+	if len(p.files) == 1 {
+		return filepath.Base(p.files[0].Name)
+	}
+	names := make([]string, len(p.files))
+	for i, f := range p.files {
+		names[i] = filepath.Base(f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (p *Page) lanesUsed() []bool {
+	used := make([]bool, otherLane+1)
+	for i, l := range p.rows.lane {
+		if p.rows.flags[i]&flagUnreadable == 0 {
+			used[l] = true
+		}
+	}
+	return used
+}
+
+func (p *Page) runData(i int, r *runInfo) runData {
+	rd := runData{Index: i, Number: i + 1, RunID: r.RunID, Session: r.Session, File: p.files[r.File].Name,
+		First: r.First, Rows: r.Rows, Problems: r.Problems, ResumedRow: r.ResumedRow}
+	if r.ResumesID != "" {
+		ref := &runRef{Index: r.Resumes, RunID: r.ResumesID}
+		if r.Resumes >= 0 {
+			ref.Number = r.Resumes + 1
+			ref.Last = p.lastRow(r.Resumes)
+		}
+		rd.Resumes = ref
+	}
+	for _, b := range p.branches {
+		if b.Run != i {
+			continue
+		}
+		bd := branchData{Row: b.Row, Own: b.ParentRun == i, ID: b.BranchID, ParentRunID: b.ParentRunID, Fork: b.Fork,
+			Fingerprint: b.Fingerprint, Check: b.Check}
+		if b.ForkRow >= 0 {
+			fr := b.ForkRow
+			bd.ForkRow = &fr
+		}
+		switch {
+		case b.Inherited >= 0:
+			bd.Inherited = fmt.Sprintf("%d %s", b.Inherited, pluralS(int(b.Inherited), "event", "events"))
+		default:
+			bd.Inherited = "the events"
+		}
+		if bd.Check == nil {
+			bd.Check = &fpCheck{Verdict: "unchecked", Why: "its parent run is not in this page"}
+			if b.ParentRunID == "" {
+				bd.Check.Why = "it names no parent run"
+			}
+		}
+		if b.ParentRun >= 0 && b.Fork >= 0 {
+			bd.Cells = p.lineageCells(b.ParentRun, b.Fork)
+			bd.Aria = fmt.Sprintf("Lineage: branch %s inherits sequences 0 to %d of run %s", b.BranchID, b.Fork, b.ParentRunID)
+		}
+		rd.Branches = append(rd.Branches, bd)
+	}
+	for _, c := range p.checks {
+		if c.isBranch || int(p.rows.run[c.Row]) != i {
+			continue
+		}
+		rd.Checks = append(rd.Checks, checkData{fpCheck: c, Seq: p.rows.seq[c.Row]})
+	}
+	if r.replay != nil {
+		rp := &replayData{replayView: r.replay, Index: i, Number: i + 1}
+		if r.replay.StopReason != nil {
+			rp.Stop = *r.replay.StopReason
+		}
+		if r.Problems > 0 {
+			rp.Partial = "This run has validation problems: the replay below covers the events that could be read, and tracecheck replay would refuse the file."
+		}
+		rd.Replay = rp
+	}
+	return rd
+}
+
+func pluralS(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (p *Page) lastRow(run int) int {
+	last := p.runs[run].First
+	for row := last; row < p.rows.len(); row++ {
+		if p.rows.run[row] == int32(run) {
+			last = row
+		}
+	}
+	return last
+}
+
+// maxCells bounds the lineage strip: the inherited prefix and the events
+// just after it, with a gap for the rest.
+const maxCells = 24
+
+// lineageCells draws the parent run's events as cells, the inherited ones
+// marked and the fork point last of them.
+func (p *Page) lineageCells(run int, fork int64) []cellData {
+	var cells []cellData
+	for row := p.runs[run].First; row < p.rows.len(); row++ {
+		if p.rows.run[row] != int32(run) {
+			continue
+		}
+		seq := p.rows.seq[row]
+		typ := ""
+		if t := p.rows.typ[row]; t >= 0 {
+			typ = p.types.list[t]
+		}
+		cells = append(cells, cellData{Row: row, Seq: seq, Type: typ, Inherited: seq >= 0 && seq <= fork, Fork: seq == fork})
+	}
+	if len(cells) <= maxCells {
+		return cells
+	}
+	// Keep the first events, those around the fork and the next ones.
+	keep := func(i int) bool {
+		s := cells[i].Seq
+		return i < 4 || (s >= fork-3 && s <= fork+4)
+	}
+	var out []cellData
+	gap := false
+	for i := range cells {
+		if keep(i) {
+			out = append(out, cells[i])
+			gap = false
+		} else if !gap {
+			out = append(out, cellData{Gap: true})
+			gap = true
+		}
+	}
+	return out
+}
+
+// island is the page's data: the timeline column by column, and what the
+// script needs to draw runs, branches and problems (see view.js).
+func (p *Page) island(lanes []laneData) []byte {
+	w := &island{b: make([]byte, 0, p.data+int64(p.rows.len())*64+4096)}
+	w.obj()
+	w.kstr("kind", "trace")
+	w.key("lanes")
+	w.arr()
+	for _, l := range lanes {
+		w.int(int64(l.Index))
+	}
+	w.endArr()
+	w.kstrs("laneNames", append(slices.Clone(Lanes), "other"))
+	w.kstrs("types", p.types.list)
+	w.kstrs("actors", p.actors.list)
+	w.kstrs("envs", p.envs.list)
+	w.kstrs("tools", p.tools.list)
+	w.key("files")
+	w.arr()
+	for _, f := range p.files {
+		w.obj()
+		w.kstr("name", f.Name)
+		w.kint("first", int64(f.First))
+		w.kint("rows", int64(f.Rows))
+		w.endObj()
+	}
+	w.endArr()
+	w.key("runs")
+	w.arr()
+	for i, r := range p.runs {
+		w.obj()
+		w.kint("file", int64(r.File))
+		w.kstr("session", r.Session)
+		w.kstr("run", r.RunID)
+		w.kint("first", int64(r.First))
+		w.kint("rows", int64(r.Rows))
+		w.kint("problems", int64(r.Problems))
+		w.kstr("resumesId", r.ResumesID)
+		w.kint("resumes", int64(r.Resumes))
+		w.kint("resumedRow", int64(r.ResumedRow))
+		w.kbool("stopped", r.stopped)
+		// A branch recorded in this run, of another run: this run is it.
+		for j, b := range p.branches {
+			if b.Run == i && b.ParentRun != i {
+				w.kint("branchOf", int64(j))
+				break
+			}
+		}
+		w.endObj()
+	}
+	w.endArr()
+	w.key("branches")
+	w.arr()
+	for _, b := range p.branches {
+		w.obj()
+		w.kint("row", int64(b.Row))
+		w.kint("run", int64(b.Run))
+		w.kstr("id", b.BranchID)
+		w.kstr("parentRunId", b.ParentRunID)
+		w.kint("parentRun", int64(b.ParentRun))
+		w.kint("fork", b.Fork)
+		w.kint("forkRow", int64(b.ForkRow))
+		w.kstr("fp", b.Fingerprint)
+		verdict := "unchecked"
+		if b.Check != nil {
+			verdict = b.Check.Verdict
+		}
+		w.kstr("verdict", verdict)
+		w.endObj()
+	}
+	w.endArr()
+	w.key("problems")
+	w.arr()
+	for _, pr := range p.problems {
+		if pr.Row < 0 {
+			continue
+		}
+		w.obj()
+		w.kint("row", int64(pr.Row))
+		w.kstr("code", string(pr.Err.Code))
+		w.kstr("pointer", pr.Err.Pointer)
+		w.kstr("msg", pr.Err.Msg)
+		w.endObj()
+	}
+	w.endArr()
+	cutRows := slices.Sorted(maps.Keys(p.cutSize))
+	w.key("cut")
+	w.arr()
+	for _, row := range cutRows {
+		w.arr()
+		w.int(int64(row))
+		w.int(int64(p.cutSize[row]))
+		w.endArr()
+	}
+	w.endArr()
+	w.key("dangling")
+	w.arr()
+	for _, row := range slices.Sorted(maps.Keys(p.dangling)) {
+		w.arr()
+		w.int(int64(row))
+		w.str(p.dangling[row])
+		w.endArr()
+	}
+	w.endArr()
+	w.kint("payloadLimit", int64(p.lim.PayloadBytes))
+	if p.opt.HasThrough {
+		w.kint("through", p.opt.Through)
+	} else {
+		w.key("through")
+		w.null()
+	}
+	r := &p.rows
+	w.key("ev")
+	w.obj()
+	w.kints("file", r.file)
+	w.kints("line", r.line)
+	w.kints("run", r.run)
+	w.key("seq")
+	w.arr()
+	for _, s := range r.seq {
+		w.int(s)
+	}
+	w.endArr()
+	w.kstrs("id", r.id)
+	w.kstrs("ts", r.ts)
+	w.kints("type", r.typ)
+	w.kints("lane", r.lane)
+	w.kints("actor", r.actor)
+	w.kints("parent", r.parent)
+	w.kints("env", r.env)
+	w.kstrs("dur", r.dur)
+	w.kints("flags", r.flags)
+	w.kints("link", r.link)
+	w.kints("tool", r.tool)
+	w.kstrs("payload", r.payload)
+	w.endObj()
+	w.endObj()
+	return w.b
+}
