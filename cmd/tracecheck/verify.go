@@ -18,6 +18,7 @@ import (
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/scenarios"
 	"github.com/tracecheck/tracecheck/verify"
+	"github.com/tracecheck/tracecheck/view"
 )
 
 const verifyUsage = "verify [ID...] [--scenario-dir DIR] [--cases DIR] [--no-scenarios] [--golden-dir DIR]\n" +
@@ -96,7 +97,7 @@ func runVerify(e *env, args []string) int {
 	fs.Lookup("update").NoOptDefVal = string(verify.UpdateAlways)
 	unref := fs.String("unreferenced", "", "what to do with a golden no scenario renders: `MODE` warn, reject or delete (default: reject in CI, else warn)")
 	prune := fs.Bool("prune", false, "deprecated: the same as --unreferenced=delete")
-	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario that differed in `DIR` (created when missing)")
+	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario or case that differed, and a side-by-side diff page <id>.diff.html, in `DIR` (created when missing)")
 	format := fs.String("format", "text", "output `FORMAT`: "+strings.Join(verify.Formats(), ", "))
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -183,6 +184,7 @@ func runVerify(e *env, args []string) int {
 		Filtered:     len(ids) > 0,
 		MixedOrigins: loc.MixedOrigins(),
 		Artifacts:    *artifacts,
+		DiffPage:     view.WriteDiffFile,
 		Notes:        notes(e.stderr, "verify"),
 	})
 	rep.Scenarios, rep.Goldens = &loc.ScenarioOrigin, &loc.GoldenOrigin

@@ -667,14 +667,17 @@ func TestVerifyArtifacts(t *testing.T) {
 	os.WriteFile(s03, []byte(broken), 0o644)
 	out := filepath.Join(t.TempDir(), "artifacts", "verify")
 	code, _, stderr := runCmd(t, "", "verify", "--golden-dir", dir, "--update=no", "--artifacts", out)
-	if code != exitFailed || !strings.Contains(stderr, "--artifacts: kept 2 file(s) in "+out) {
+	if code != exitFailed || !strings.Contains(stderr, "--artifacts: kept 3 file(s) in "+out) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if got := names(t, out); strings.Join(got, ",") != "s03-tool-dispatch.actual.jsonl,s03-tool-dispatch.expected.jsonl" {
+	if got := names(t, out); strings.Join(got, ",") != "s03-tool-dispatch.actual.jsonl,s03-tool-dispatch.diff.html,s03-tool-dispatch.expected.jsonl" {
 		t.Fatalf("artifacts: %v", got)
 	}
 	if mustRead(t, filepath.Join(out, "s03-tool-dispatch.actual.jsonl")) != want03 || mustRead(t, filepath.Join(out, "s03-tool-dispatch.expected.jsonl")) != broken {
 		t.Error("the artifacts are not the render and the golden")
+	}
+	if page := mustRead(t, filepath.Join(out, "s03-tool-dispatch.diff.html")); !strings.HasPrefix(page, "<!doctype html>") || !strings.Contains(page, "/payload/tool_calls/0/arguments/text") {
+		t.Error("the diff page does not show the differing field")
 	}
 	for _, bad := range []string{dir, s03} {
 		if code, _, stderr := runCmd(t, "", "verify", "--golden-dir", dir, "--artifacts", bad); code != exitUsage || !strings.Contains(stderr, "--artifacts") {
