@@ -1,6 +1,6 @@
 package reducer_test
 
-// The resume cases of seed 000 (the TypeScript harness's chapter 20): a
+// The resume cases of chapter 20 of the TypeScript harness: a
 // fresh session, a resume that appends only the new turn, a session
 // interrupted mid-tool-call, an unknown session ID; plus compaction replay
 // and the bytes-unchanged guarantee.

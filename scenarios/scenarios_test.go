@@ -213,7 +213,7 @@ func TestOrphanCallRepair(t *testing.T) {
 		t.Errorf("repair payload\n got %s\nwant %s", got, want)
 	}
 	if !strings.Contains(reducer.InterruptedToolError, "Error [SESSION_RESUME_INTERRUPTED]: This tool call did not finish before the previous run on this session ended, so no output was recorded. Treat it as not executed and decide whether to retry it.") {
-		t.Error("the repair text is not the seed's")
+		t.Error("the repair text is not the TypeScript harness's (chapter 20)")
 	}
 	// Replay before and after the repair.
 	var replays []string

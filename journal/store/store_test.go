@@ -209,7 +209,7 @@ func TestAppendRejects(t *testing.T) {
 	}
 }
 
-// Exercise E of seed 004: the duplicate-delivery table.
+// Exercise E of the curriculum's lesson s07: the duplicate-delivery table.
 //
 //	stored event_id?  same event?  result
 //	no                -            written, fsynced, then acknowledged
