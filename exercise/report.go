@@ -36,29 +36,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // safe makes text that came from the subject or from input files safe to
-// print on a terminal: characters that are not (control characters, ANSI
-// escapes, bidi overrides, invalid bytes) are written as Go escapes; quotes
-// and backslashes are kept, so JSON stays readable.
-func safe(s string) string {
-	if textsafe.Plain(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '"' || r == '\\' || r == ' ' || textsafe.Plain(string(r)):
-			b.WriteRune(r)
-		default:
-			q := textsafe.Quote(string(r))
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
-}
+// print on a terminal (textsafe.Escape): control characters, ANSI escapes,
+// bidi overrides and invalid bytes are written as Go escapes; quotes and
+// backslashes are kept, so JSON stays readable.
+func safe(s string) string { return textsafe.Escape(s) }
 
 // requestLimit bounds how much of a request the text report quotes.
 const requestLimit = 600

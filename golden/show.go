@@ -3,7 +3,6 @@ package golden
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/internal/textsafe"
@@ -71,24 +70,13 @@ func SafeJSON(s string) string {
 	return b.String()
 }
 
-// Displayable reports whether s can go to a terminal as it is: valid
-// UTF-8 of printable characters, none of them a formatting character
-// (bidi overrides, zero-width joiners) that changes what the line shows.
-func Displayable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if !displayRune(r) {
-			return false
-		}
-	}
-	return true
-}
+// Displayable reports whether s can go to a terminal as it is
+// (textsafe.Displayable): valid UTF-8 of printable characters, none of them
+// a formatting character (bidi overrides, zero-width joiners) that changes
+// what the line shows.
+func Displayable(s string) bool { return textsafe.Displayable(s) }
 
-func displayRune(r rune) bool {
-	return (r == ' ' || unicode.IsPrint(r)) && !unicode.Is(unicode.Cf, r)
-}
+func displayRune(r rune) bool { return textsafe.Displayable(string(r)) }
 
 func utf16Pair(r rune) (rune, rune) {
 	r -= 0x10000

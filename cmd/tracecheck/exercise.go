@@ -255,23 +255,13 @@ func finish(e *env, cmd, format string, r *exercise.Report, rerun string) int {
 		return exitFailed
 	}
 	if r.Status == exercise.Broken {
-		fmt.Fprintf(e.stderr, "%s %s: the subject broke the protocol: %s\n", programName, cmd, safeLine(r.Protocol))
+		fmt.Fprintf(e.stderr, "%s %s: the subject broke the protocol: %s\n", programName, cmd, textsafe.Escape(r.Protocol))
 		for _, l := range r.Stderr {
-			fmt.Fprintf(e.stderr, "  subject stderr | %s\n", safeLine(l))
+			fmt.Fprintf(e.stderr, "  subject stderr | %s\n", textsafe.Escape(l))
 		}
 		return exitProtocol
 	}
 	return r.ExitCode()
-}
-
-// safeLine makes a line from the subject printable (see textsafe); quotes
-// are kept as they are.
-func safeLine(s string) string {
-	if textsafe.Plain(s) {
-		return s
-	}
-	q := textsafe.Quote(s)
-	return strings.ReplaceAll(strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`), `\\`, `\`)
 }
 
 // rerunLine is the command line that repeats a run with the same cases.

@@ -36,6 +36,30 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+func TestEscape(t *testing.T) {
+	for _, tc := range []struct {
+		in, want    string
+		displayable bool
+	}{
+		{"evt-001", "evt-001", true},
+		{"", "", true},
+		{` say "hi" \ there `, ` say "hi" \ there `, true},
+		{"evt-1\nok forged", `evt-1\nok forged`, false},
+		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`, false},
+		{"\xff\xfe é", `\xff\xfe é`, false},
+		{"rtl\u202eevil", `rtl\u202eevil`, false},
+		{"tab\there\r", `tab\there\r`, false},
+		{"emoji \U0001F600 ok", "emoji \U0001F600 ok", true},
+	} {
+		if got := Escape(tc.in); got != tc.want {
+			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := Displayable(tc.in); got != tc.displayable {
+			t.Errorf("Displayable(%q) = %v, want %v", tc.in, got, tc.displayable)
+		}
+	}
+}
+
 func FuzzQuote(f *testing.F) {
 	f.Add("evt-001")
 	f.Add("a\nb\x1b[0m\u202e")
@@ -46,6 +70,13 @@ func FuzzQuote(f *testing.F) {
 		}
 		if q == s && !Plain(s) {
 			t.Fatalf("Quote(%q) returned a non-plain string unchanged", s)
+		}
+		e := Escape(s)
+		if strings.ContainsAny(e, "\n\r\x1b\x00\x7f\u202e\u2066\ufeff") || !Displayable(e) {
+			t.Fatalf("Escape(%q) = %q holds an unsafe character", s, e)
+		}
+		if Quote(s) != s && `"`+e+`"` != q && !strings.ContainsAny(s, `"\`) {
+			t.Fatalf("Escape(%q) = %q is not Quote's escaping without its quotes (%s)", s, e, q)
 		}
 	})
 }
