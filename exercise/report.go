@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -29,10 +30,7 @@ func (f *Failure) MarshalJSON() ([]byte, error) {
 
 // WriteJSON writes the report as one indented JSON document.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return jsonout.Write(w, r)
 }
 
 // safe makes text that came from the subject or from input files safe to
@@ -263,10 +261,7 @@ func (r *Report) WriteExercism(w io.Writer) error {
 			out.Message = &msg
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return jsonout.Write(w, out)
 }
 
 func (r *Report) exercismOutput() *string {

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/tracediff"
 	"github.com/tracecheck/tracecheck/tracediff/trajectory"
@@ -137,10 +137,7 @@ func checkCIFormat(e *env, cmd, format string) bool {
 func writeDiffReport(w io.Writer, r *tracediff.Report, format, expPath string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return jsonout.Write(w, r)
 	case "junit":
 		name := r.Expected.File + " vs " + r.Actual.File
 		return cireport.WriteJUnit(w, programName, cireport.Suite{Name: programName + " diff", Cases: []cireport.Case{r.JUnitCase(name)}})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/tracecheck/tracecheck/exercise/reference"
 	"github.com/tracecheck/tracecheck/exercise/subject"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
@@ -74,13 +74,6 @@ func findExercise(e *env, cmd, id string) (*exercise.Exercise, bool) {
 	return ex, true
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func runExerciseList(e *env, args []string) int {
 	const cmd = "exercise list"
 	fs := newFlags(e, cmd, "exercise list [--state FILE] [--format text|json]",
@@ -102,7 +95,7 @@ func runExerciseList(e *env, args []string) int {
 		return exitUsage
 	}
 	if *format == "json" {
-		if err := writeJSON(e.stdout, struct {
+		if err := jsonout.Write(e.stdout, struct {
 			State     string               `json:"state"`
 			Exercises []exercise.ListEntry `json:"exercises"`
 		}{*state, exercise.List(p)}); err != nil {

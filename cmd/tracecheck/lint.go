@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/agentlog"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
@@ -289,9 +289,7 @@ func (o *lintOutput) finish() error {
 		if o.files == nil {
 			o.files = []lintJSONFile{}
 		}
-		enc := json.NewEncoder(o.e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return jsonout.Write(o.e.stdout, struct {
 			Files []lintJSONFile `json:"files"`
 		}{o.files})
 	case "junit":

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/scenarios"
 	"github.com/tracecheck/tracecheck/verify"
@@ -60,10 +60,7 @@ func runList(e *env, args []string) int {
 		entries = append(entries, en)
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(entries); err != nil {
+		if err := jsonout.Write(e.stdout, entries); err != nil {
 			return exitFailed
 		}
 		return code
