@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecheck/tracecheck/internal/testenv"
 )
 
 // runCmd runs the CLI in-process and returns exit code, stdout and stderr.
@@ -115,9 +116,5 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 // needPython returns the path of python3, or skips the test saying so.
 func needPython(tb testing.TB) string {
 	tb.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		tb.Skip("SKIPPED: python3 is not on PATH")
-	}
-	return py
+	return testenv.Python(tb, "this test runs a Python program")
 }

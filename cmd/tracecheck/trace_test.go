@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -96,10 +97,7 @@ func TestFingerprintCommand(t *testing.T) {
 // The fingerprint is defined by Python's json.dumps; when python3 is on the
 // machine, compute it there and compare, plain and normalized.
 func TestFingerprintMatchesPython(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found: the Python oracle check is skipped")
-	}
+	py := testenv.Python(t, "the Python oracle check is skipped")
 	script := `
 import hashlib, json, sys
 events = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
