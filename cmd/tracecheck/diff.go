@@ -34,17 +34,14 @@ func runDiff(e *env, args []string) int {
 			"Exit 0 same, 1 different or an invalid trace, 2 usage error (bad flag, a missing or\n"+
 			"unreadable file, a bad match config).")
 	tolerantFlag := fs.Bool("normalize", false, "read EXPECTED as a tolerant golden (placeholders match what varies between runs)")
-	match := fs.String("match", "", "compare the tool-call trajectory: exact, contains-in-order, same-multiset, subset or superset")
+	match := fs.String("match", "", "compare the tool-call trajectory: `MODE` exact, contains-in-order, same-multiset, subset or superset")
 	matchConfig := fs.String("match-config", "", "JSON `FILE` with the match mode, per-tool argument matching and policy checks")
-	format := fs.String("format", "text", "output format: text, json, junit or github")
+	format := formatFlag(fs, "text", "json", "junit", "github")
 	bytesFlag := fs.Bool("bytes", false, "count events written with other bytes (member order, spacing, escapes) as changed")
 	maxEvents := fs.Int("max-events", tracediff.DefaultMaxEvents, "report at most `N` differing events in full; count the rest")
 	context := fs.Int("context", tracediff.DefaultContext, "`N` lines of context around each hunk of the unified diff")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if !checkCIFormat(e, "diff", *format) {
-		return exitUsage
 	}
 	if fs.NArg() != 2 {
 		return usageError(e, "diff", "want EXPECTED and ACTUAL, got %d arguments", fs.NArg())
@@ -107,7 +104,7 @@ func loadMatch(e *env, mode, path string) (*trajectory.Config, int) {
 	if path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "%s diff: --match-config: %v\n", programName, err)
+			fmt.Fprintf(e.stderr, "%s diff: --match-config %v\n", programName, inputError(path, err))
 			return nil, exitUsage
 		}
 		if cfg, err = trajectory.ParseConfig(data, path); err != nil {
@@ -123,15 +120,6 @@ func loadMatch(e *env, mode, path string) (*trajectory.Config, int) {
 		cfg.Match = m
 	}
 	return cfg, exitOK
-}
-
-func checkCIFormat(e *env, cmd, format string) bool {
-	switch format {
-	case "text", "json", "junit", "github":
-		return true
-	}
-	usageError(e, cmd, "--format must be text, json, junit or github, not %q", format)
-	return false
 }
 
 func writeDiffReport(w io.Writer, r *tracediff.Report, format, expPath string) error {

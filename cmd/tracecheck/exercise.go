@@ -80,12 +80,9 @@ func runExerciseList(e *env, args []string) int {
 		"List the exercises: id, title, the ops your subject must answer for it, and your\n"+
 			"progress (criteria passed, from the progress file that 'exercise run' keeps).")
 	state := progressFlag(fs)
-	format := fs.String("format", "text", "output format: text or json")
+	format := formatFlag(fs, "text", "json")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if !checkFormat(e, cmd, *format) {
-		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		return usageError(e, cmd, "unexpected argument %q", fs.Arg(0))
@@ -116,12 +113,9 @@ func runExerciseShow(e *env, args []string) int {
 			"every criterion.")
 	withHint := fs.Bool("hint", false, "show the hint of each criterion")
 	state := progressFlag(fs)
-	format := fs.String("format", "text", "output format: text or json")
+	format := formatFlag(fs, "text", "json")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if !checkFormat(e, cmd, *format) {
-		return exitUsage
 	}
 	if fs.NArg() != 1 {
 		return usageError(e, cmd, "want one exercise id, got %d arguments", fs.NArg())
@@ -154,25 +148,21 @@ type subjectFlags struct {
 	format         *string
 }
 
-func addSubjectFlags(fs *pflag.FlagSet, formats string) *subjectFlags {
+func addSubjectFlags(fs *pflag.FlagSet) *subjectFlags {
 	return &subjectFlags{
 		seed:           fs.Int64("seed", 0, "generate the cases from `N` (default: a new seed each run, printed so that it can be repeated)"),
-		timeout:        fs.Duration("timeout", subject.DefaultTimeout, "how long to wait for each response"),
-		startupTimeout: fs.Duration("startup-timeout", subject.DefaultStartupTimeout, "how long to wait for the answer to hello (interpreters and 'go run' start slowly)"),
-		maxResponse:    fs.Int("max-response", subject.DefaultMaxResponseBytes, "the longest response line, in `bytes`"),
+		timeout:        fs.Duration("timeout", subject.DefaultTimeout, "how long to wait for each response (a `DURATION` such as 10s)"),
+		startupTimeout: fs.Duration("startup-timeout", subject.DefaultStartupTimeout, "how long to wait for the answer to hello (interpreters and 'go run' start slowly; a `DURATION`)"),
+		maxResponse:    fs.Int("max-response", subject.DefaultMaxResponseBytes, "the longest response line, in `BYTES`"),
 		reference:      fs.String("reference", "", "also draw cases from the *.trace.jsonl files under `DIR` (default: ../shared/reference beside the tracecheck module, when it exists; --reference= for none)"),
-		format:         fs.String("format", "text", "output format: "+formats),
+		format:         formatFlag(fs, runFormats...),
 	}
 }
 
 // config checks the flags and the command line after "--" and builds the
 // run's configuration; ok is false after a usage error.
-func (sf *subjectFlags) config(e *env, fs *pflag.FlagSet, cmd string, formats []string) (exercise.Config, bool) {
+func (sf *subjectFlags) config(e *env, fs *pflag.FlagSet, cmd string) (exercise.Config, bool) {
 	var cfg exercise.Config
-	if !contains(formats, *sf.format) {
-		usageError(e, cmd, "--format must be %s, not %q", strings.Join(formats, ", "), *sf.format)
-		return cfg, false
-	}
 	dash := fs.ArgsLenAtDash()
 	if dash < 0 || dash == fs.NArg() {
 		usageError(e, cmd, "no subject: give its command line after --, e.g. -- python3 subject.py")
@@ -205,15 +195,6 @@ func (sf *subjectFlags) config(e *env, fs *pflag.FlagSet, cmd string, formats []
 	}
 	cfg.Fixtures = fx
 	return cfg, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // startFailed reports a subject that could not be started (exit 2).
@@ -279,7 +260,7 @@ func runExerciseRun(e *env, args []string) int {
 			"3 the subject broke the protocol (crashed, timed out, wrote a stdout line that is not\n"+
 			"a valid response): one line on stderr names the stdout line and why.")
 	state := progressFlag(fs)
-	sf := addSubjectFlags(fs, strings.Join(runFormats, ", "))
+	sf := addSubjectFlags(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -296,7 +277,7 @@ func runExerciseRun(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	cfg, ok := sf.config(e, fs, cmd, runFormats)
+	cfg, ok := sf.config(e, fs, cmd)
 	if !ok {
 		return exitUsage
 	}

@@ -17,13 +17,10 @@ func runList(e *env, args []string) int {
 			"must equal the reference implementation's, and the focus event types it must show.\n\n"+
 			"Scenarios come from where verify reads them: the module's scenarios/ inside the\n"+
 			"tracecheck module, else the copies embedded in the binary; --scenario-dir overrides.")
-	format := fs.String("format", "text", "output format: text or json")
+	format := formatFlag(fs, "text", "json")
 	scenarioDir := addScenarioDir(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if *format != "text" && *format != "json" {
-		return usageError(e, "list", "--format must be text or json, not %q", *format)
 	}
 	if fs.NArg() > 0 {
 		return usageError(e, "list", "unexpected argument %q", fs.Arg(0))

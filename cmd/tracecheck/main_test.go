@@ -29,7 +29,7 @@ func TestUsageAndHelp(t *testing.T) {
 		t.Errorf("--help: code %d stdout %q", code, stdout)
 	}
 	code, _, stderr = runCmd(t, "", "frobnicate")
-	if code != exitUsage || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+	if code != exitUsage || stderr != "tracecheck: unknown command frobnicate (see 'tracecheck --help')\n" {
 		t.Errorf("unknown command: code %d stderr %q", code, stderr)
 	}
 	// Every command answers --help on stdout with exit 0 and names itself.

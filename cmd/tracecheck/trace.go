@@ -21,22 +21,37 @@ import (
 )
 
 // openInput opens FILE, or standard input for "-". The name is what error
-// messages call it.
+// messages call it. Its errors read "FILE: why" (inputError); every one is
+// a usage error (exit 2) for the caller.
 func openInput(e *env, path string) (io.ReadCloser, string, error) {
 	if path == "-" {
 		return io.NopCloser(e.stdin), "<stdin>", nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, path, err
+		return nil, path, inputError(path, err)
 	}
 	// A directory opens fine and fails on the first read; say so up front,
 	// as the usage error it is.
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
-		return nil, path, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory, not a JSONL file")}
+		return nil, path, inputError(path, errIsDir)
 	}
 	return f, path, nil
+}
+
+// errIsDir is why a directory given as FILE cannot be read.
+var errIsDir = errors.New("is a directory, not a JSONL file")
+
+// inputError says why FILE cannot be read as every command says it:
+// "FILE: why", the name quoted when it needs to be (textsafe), without
+// the system call ("open", "stat") that found out.
+func inputError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", textsafe.Quote(path), err)
 }
 
 func runValidate(e *env, args []string) int {
@@ -54,14 +69,9 @@ func runValidate(e *env, args []string) int {
 			"standard input, once. Exit 0 when every file is valid, 1 when any is not, 2 on\n"+
 			"usage errors (a missing file included).")
 	quiet := fs.BoolP("quiet", "q", false, "text format: print nothing for valid files")
-	format := fs.String("format", "text", "output `FORMAT`: text, json, junit or github")
+	format := formatFlag(fs, "text", "json", "junit", "github")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	switch *format {
-	case "text", "json", "junit", "github":
-	default:
-		return usageError(e, "validate", "--format must be text, json, junit or github, not %s", textsafe.Quote(*format))
 	}
 	if fs.NArg() == 0 {
 		return usageError(e, "validate", "no FILE given")
@@ -216,7 +226,7 @@ func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
 }
 
 func runReplay(e *env, args []string) int {
-	fs := newFlags(e, "replay", "replay FILE [--run RUN_ID] [--through N] [--json] [--checkpoint PATH [--verify-prefix]]",
+	fs := newFlags(e, "replay", "replay FILE [--run RUN_ID] [--through N] [--format text|json] [--checkpoint PATH [--verify-prefix]]",
 		"Replay a single-run journal and print the view it rebuilds: user messages,\n"+
 			"assistant messages (a streamed response counts once, by its final delta), tool\n"+
 			"results, stop reason, and the fingerprint of the replayed prefix. The file is\n"+
@@ -230,7 +240,8 @@ func runReplay(e *env, args []string) int {
 			"--checkpoint cannot be combined with --run. The journal itself is never changed.\n\n"+
 			runHelp)
 	through := fs.Int64("through", 0, "replay events 0..`N` only (inclusive)")
-	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
+	format := formatFlag(fs, "text", "json")
+	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object (the same as --format json)")
 	cpPath := fs.String("checkpoint", "", "read and refresh a replay checkpoint in `PATH`")
 	verifyPrefix := fs.Bool("verify-prefix", false, "with --checkpoint: also rehash the whole checkpointed prefix before trusting it")
 	run := runFlag(fs)
@@ -239,6 +250,9 @@ func runReplay(e *env, args []string) int {
 	}
 	path, ok := oneFile(e, fs, "replay")
 	if !ok {
+		return exitUsage
+	}
+	if !jsonAlias(e, fs, "replay", asJSON, format) {
 		return exitUsage
 	}
 	if *verifyPrefix && *cpPath == "" {
@@ -288,6 +302,18 @@ func runReplay(e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// jsonAlias folds --json into --format: --json is --format json, and
+// asking for both json and text is a usage error. It leaves *asJSON true
+// when the output is JSON.
+func jsonAlias(e *env, fs *pflag.FlagSet, cmd string, asJSON *bool, format *string) bool {
+	if *asJSON && fs.Changed("format") && *format != "json" {
+		usageError(e, cmd, "--json is --format json; it does not go with --format %s", *format)
+		return false
+	}
+	*asJSON = *asJSON || *format == "json"
+	return true
 }
 
 // streamError reports the error of a streaming replay or branch: a
@@ -375,8 +401,7 @@ func runBranch(e *env, args []string) int {
 		return exitUsage
 	}
 	if !fs.Changed("at") {
-		fmt.Fprintln(e.stderr, "tracecheck branch: --at is required")
-		return exitUsage
+		return usageError(e, "branch", "--at is required")
 	}
 	r, name, err := openInput(e, path)
 	if err != nil {
