@@ -60,15 +60,13 @@ func runDiff(e *env, args []string) int {
 	if cfg == nil && *bytesFlag && *tolerantFlag {
 		return usageError(e, "diff", "--bytes compares exactly; it does not go with --normalize")
 	}
-	exp, expName, err := openInput(e, expPath)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s diff: %v\n", programName, err)
+	exp, expName, ok := openFile(e, "diff", expPath)
+	if !ok {
 		return exitUsage
 	}
 	defer exp.Close()
-	act, actName, err := openInput(e, actPath)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s diff: %v\n", programName, err)
+	act, actName, ok := openFile(e, "diff", actPath)
+	if !ok {
 		return exitUsage
 	}
 	defer act.Close()
@@ -160,13 +158,13 @@ func runNormalize(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s normalize: %v\n", programName, err)
+	r, name, ok := openFile(e, "normalize", path)
+	if !ok {
 		return exitUsage
 	}
 	defer r.Close()
 	var problems []tracediff.Problem
+	var err error
 	if *out == "" {
 		problems, err = tracediff.Normalize(tracediff.Input{Name: name, R: r}, e.stdout)
 	} else {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -32,20 +31,15 @@ func exerciseCommands() []command {
 	}
 }
 
-func exerciseUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s exercise SUBCOMMAND [flags]\n\n", programName)
-	fmt.Fprintf(w, "Exercises A-F of the curriculum's lesson s07 and R (resume, chapter 20 of the\n")
-	fmt.Fprintf(w, "TypeScript harness), checked on your own program, in any language, through the\n")
-	fmt.Fprintf(w, "subject protocol (docs/protocol.md). Subcommands:\n")
-	for _, c := range exerciseCommands() {
-		fmt.Fprintf(w, "  %-6s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "\nStart: %s exercise list; %s exercise show A;\n", programName, programName)
-	fmt.Fprintf(w, "       %s exercise run A -- python3 subject.py\n", programName)
-	fmt.Fprintf(w, "Starter kits: exercises/python/starter, exercises/go/starter.\n")
-	fmt.Fprintf(w, "Run '%s exercise SUBCOMMAND --help' for its flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 a criterion failed, 2 usage error, 3 the subject broke the protocol.\n")
-}
+var exerciseUsage = groupUsage("exercise", "SUBCOMMAND [flags]",
+	"Exercises A-F of the curriculum's lesson s07 and R (resume, chapter 20 of the\n"+
+		"TypeScript harness), checked on your own program, in any language, through the\n"+
+		"subject protocol (docs/protocol.md). Subcommands:",
+	exerciseCommands,
+	"Start: "+programName+" exercise list; "+programName+" exercise show A;\n"+
+		"       "+programName+" exercise run A -- python3 subject.py\n"+
+		"Starter kits: exercises/python/starter, exercises/go/starter.",
+	"Exit status: 0 ok, 1 a criterion failed, 2 usage error, 3 the subject broke the protocol.")
 
 func runExercise(e *env, args []string) int {
 	return dispatch(e, args, exerciseCommands(), "exercise", exerciseUsage)

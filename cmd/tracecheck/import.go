@@ -34,9 +34,8 @@ func runImport(e *env, args []string) int {
 			return usageError(e, "import", "--from must be codex, claude-code, pi or ts-harness, not %q", *from)
 		}
 	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck import: %v\n", err)
+	r, name, ok := openFile(e, "import", path)
+	if !ok {
 		return exitUsage
 	}
 	defer r.Close()

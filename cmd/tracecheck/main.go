@@ -184,6 +184,29 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "Exit status: 0 ok, 1 checked and failed, 2 usage error; 3 (exercise, conform) the\nprogram under test broke the subject protocol.\n")
 }
 
+// groupUsage returns the help of a command group (session, exercise,
+// model): its usage line, what it is (about, ending where the list of
+// subcommands follows), each subcommand with its summary, any more lines
+// (after), where the subcommands' flags are, and its exit status.
+func groupUsage(group, args, about string, subs func() []command, after, exit string) func(io.Writer) {
+	return func(w io.Writer) {
+		cs := subs()
+		width := 0
+		for _, c := range cs {
+			width = max(width, len(c.name)+1)
+		}
+		fmt.Fprintf(w, "Usage: %s %s %s\n\n%s\n", programName, group, args, about)
+		for _, c := range cs {
+			fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
+		}
+		fmt.Fprintln(w)
+		if after != "" {
+			fmt.Fprintln(w, after)
+		}
+		fmt.Fprintf(w, "Run '%s %s SUBCOMMAND --help' for its flags.\n%s\n", programName, group, exit)
+	}
+}
+
 // newFlags returns a flag set whose --help prints usageLine and the flags,
 // and whose errors are the caller's to report.
 func newFlags(e *env, name, usageLine, description string) *pflag.FlagSet {

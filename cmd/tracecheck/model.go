@@ -25,16 +25,12 @@ func modelCommands() []command {
 	}
 }
 
-func modelUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s model SUBCOMMAND [flags]\n\n", programName)
-	fmt.Fprintf(w, "The scripted model over HTTP, in the OpenAI Chat Completions and Anthropic\n")
-	fmt.Fprintf(w, "Messages wire formats (docs/model-server.md). Subcommands:\n")
-	for _, c := range modelCommands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "\nRun '%s model SUBCOMMAND --help' for its flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 a request was rejected, the agent failed or the script\nwas not fully used, 2 usage error or unknown scenario.\n")
-}
+var modelUsage = groupUsage("model", "SUBCOMMAND [flags]",
+	"The scripted model over HTTP, in the OpenAI Chat Completions and Anthropic\n"+
+		"Messages wire formats (docs/model-server.md). Subcommands:",
+	modelCommands, "",
+	"Exit status: 0 ok, 1 a request was rejected, the agent failed or the script\n"+
+		"was not fully used, 2 usage error or unknown scenario.")
 
 func runModel(e *env, args []string) int {
 	return dispatch(e, args, modelCommands(), "model", modelUsage)

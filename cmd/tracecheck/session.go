@@ -30,16 +30,12 @@ func sessionCommands() []command {
 	}
 }
 
-func sessionUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s session SUBCOMMAND --dir DIR [flags]\n\n", programName)
-	fmt.Fprintf(w, "A session store is a directory holding one append-only JSONL file per session\n")
-	fmt.Fprintf(w, "(docs/session-store.md). Subcommands:\n")
-	for _, c := range sessionCommands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "\nRun '%s session SUBCOMMAND --help' for its flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 an event or a session was rejected (or the session is\nlocked), 2 usage error or unknown session.\n")
-}
+var sessionUsage = groupUsage("session", "SUBCOMMAND --dir DIR [flags]",
+	"A session store is a directory holding one append-only JSONL file per session\n"+
+		"(docs/session-store.md). Subcommands:",
+	sessionCommands, "",
+	"Exit status: 0 ok, 1 an event or a session was rejected (or the session is\n"+
+		"locked), 2 usage error or unknown session.")
 
 func runSession(e *env, args []string) int {
 	return dispatch(e, args, sessionCommands(), "session", sessionUsage)

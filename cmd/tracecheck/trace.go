@@ -40,6 +40,18 @@ func openInput(e *env, path string) (io.ReadCloser, string, error) {
 	return f, path, nil
 }
 
+// openFile is openInput for a command that stops at the first file it
+// cannot read: the error is one line on stderr, "tracecheck CMD: FILE:
+// why", and ok is false (exit 2).
+func openFile(e *env, cmd, path string) (io.ReadCloser, string, bool) {
+	r, name, err := openInput(e, path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		return nil, name, false
+	}
+	return r, name, true
+}
+
 // errIsDir is why a directory given as FILE cannot be read.
 var errIsDir = errors.New("is a directory, not a JSONL file")
 
@@ -277,11 +289,11 @@ func runReplay(e *env, args []string) int {
 			return code
 		}
 	} else {
-		r, name, err := openInput(e, path)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(err.Error()))
+		r, name, ok := openFile(e, "replay", path)
+		if !ok {
 			return exitUsage
 		}
+		var err error
 		p, err = reducer.StreamReplay(r, name, opt)
 		r.Close()
 		if code := streamError(e, "replay", "--through", err); code != exitOK {
@@ -369,9 +381,8 @@ func runFingerprint(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck fingerprint: %s\n", journal.SafeText(err.Error()))
+	r, name, ok := openFile(e, "fingerprint", path)
+	if !ok {
 		return exitUsage
 	}
 	defer r.Close()
@@ -403,9 +414,8 @@ func runBranch(e *env, args []string) int {
 	if !fs.Changed("at") {
 		return usageError(e, "branch", "--at is required")
 	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck branch: %s\n", journal.SafeText(err.Error()))
+	r, name, ok := openFile(e, "branch", path)
+	if !ok {
 		return exitUsage
 	}
 	b, err := reducer.StreamBranchRun(r, name, *run, *at, *id)
