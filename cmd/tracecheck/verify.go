@@ -34,7 +34,7 @@ Where scenarios and goldens come from (the first output line says it): inside th
 tracecheck module (found by walking up from the working directory) both from its
 working tree, scenarios/*.json and golden/; outside it both from the copies
 embedded in the binary (read-only). --scenario-dir and --golden-dir override each;
-both directories must exist.
+both directories must exist, and a scenario directory must hold a scenario.
 
 --cases DIR also runs the command cases of DIR (DIR/<id>.json, described by
 schema/case.schema.json): each runs a command (your agent, any language), takes
