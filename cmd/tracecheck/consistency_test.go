@@ -112,7 +112,7 @@ func TestConsistencyUnknownFlagAndCommand(t *testing.T) {
 		}
 		oneLine(t, strings.Join(args, " "), path, stderr)
 	}
-	for _, args := range [][]string{{"no-such-command"}, {"session", "nope"}, {"exercise", "nope"}, {"model", "nope"}, {"help", "nope"}} {
+	for _, args := range [][]string{{"no-such-command"}, {"session", "nope"}, {"exercise", "nope"}, {"model", "nope"}, {"help", "nope"}, {"--nope"}, {"session", "--nope"}} {
 		code, stdout, stderr := runCmd(t, "", args...)
 		path := args[:len(args)-1]
 		if args[0] == "help" {

@@ -168,10 +168,14 @@ func dispatch(e *env, args []string, cmds []command, prefix string, usage func(i
 			return c.run(e, args[1:])
 		}
 	}
+	noun := "command"
 	if prefix != "" {
-		return usageError(e, prefix, "unknown subcommand %s", textsafe.Quote(args[0]))
+		noun = "subcommand"
 	}
-	return usageError(e, "", "unknown command %s", textsafe.Quote(args[0]))
+	if strings.HasPrefix(args[0], "-") {
+		return usageError(e, prefix, "unknown flag %s: a %s's flags go after its name", textsafe.Quote(args[0]), noun)
+	}
+	return usageError(e, prefix, "unknown %s %s", noun, textsafe.Quote(args[0]))
 }
 
 func usage(w io.Writer) {
