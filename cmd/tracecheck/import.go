@@ -9,7 +9,7 @@ import (
 )
 
 func runImport(e *env, args []string) int {
-	fs := newFlags(e, "import", "import [--from codex|claude-code|pi|ts-harness] FILE",
+	fs := newFlags(e, "import", "import FILE [--from codex|claude-code|pi|ts-harness]",
 		"Convert one native session log (a Codex CLI rollout, a Claude Code transcript, a\n"+
 			"pi session or a TypeScript harness session store) to Trace 0.1.0 on standard\n"+
 			"output: one run, events in file order, native ids kept. The result passes\n"+

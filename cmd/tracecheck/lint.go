@@ -14,7 +14,7 @@ import (
 )
 
 func runLint(e *env, args []string) int {
-	fs := newFlags(e, "lint", "lint [--format text|json|github|junit] [--from FORMAT] [--repair (--out DIR | --in-place)] FILE|DIR...",
+	fs := newFlags(e, "lint", "lint FILE|DIR... [--format text|json|github|junit] [--from FORMAT] [--repair (--out DIR | --in-place)] [-q]",
 		"Check coding agents' session logs: Codex CLI rollouts, Claude Code transcripts,\n"+
 			"pi sessions, TypeScript harness session stores, and Trace 0.1.0 files (with the\n"+
 			"same checks as validate). The format is detected per file from its content;\n"+
