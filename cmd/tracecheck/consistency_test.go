@@ -161,11 +161,13 @@ var fileCommands = []struct {
 
 // TestConsistencyMissingFile: a FILE that does not exist, or a directory
 // where a file is wanted (and a file where a directory is), is exit 2 with
-// one line that names it; nothing on stdout, nothing created.
+// one line that names it; nothing on stdout, nothing created. The missing
+// file's name holds a newline and an escape sequence, which must reach
+// stderr escaped.
 func TestConsistencyMissingFile(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join("..", "..", "testdata", "good", "s07-session-replay.trace.jsonl")
-	missing := filepath.Join(dir, "no-such-file")
+	missing := filepath.Join(dir, "no-such-file\nok forged\x1b[2J")
 	aDir := filepath.Join(dir, "a-directory")
 	if err := os.Mkdir(aDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -198,7 +200,7 @@ func TestConsistencyMissingFile(t *testing.T) {
 			if _, group := commandGroups[args[0]]; group {
 				path = args[:2]
 			}
-			name := strings.TrimSuffix(filepath.Base(file), ".json")
+			name, _, _ := strings.Cut(strings.TrimSuffix(filepath.Base(file), ".json"), "\n")
 			if slices.Contains(args, "json") && json.Valid([]byte(stdout)) {
 				stdout = "" // validate --format json reports the unreadable file in its document too
 			}
@@ -206,6 +208,9 @@ func TestConsistencyMissingFile(t *testing.T) {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 naming %s", args, code, stdout, stderr, name)
 			}
 			oneLine(t, strings.Join(args, " "), path, stderr)
+			if strings.Contains(stderr, "\x1b") {
+				t.Errorf("%q: stderr %q holds the file name's escape sequence raw", args, stderr)
+			}
 		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {

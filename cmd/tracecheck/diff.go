@@ -83,7 +83,7 @@ func runDiff(e *env, args []string) int {
 		r = tracediff.Diff(tracediff.Input{Name: expName, R: exp}, tracediff.Input{Name: actName, R: act}, opt)
 	}
 	if err := writeDiffReport(e.stdout, r, *format, expPath); err != nil {
-		fmt.Fprintf(e.stderr, "%s diff: %v\n", programName, err)
+		errorLine(e, "diff", err)
 		return exitFailed
 	}
 	if !r.Equal {
@@ -106,7 +106,7 @@ func loadMatch(e *env, mode, path string) (*trajectory.Config, int) {
 			return nil, exitUsage
 		}
 		if cfg, err = trajectory.ParseConfig(data, path); err != nil {
-			fmt.Fprintf(e.stderr, "%s diff: --match-config: %v\n", programName, err)
+			errorLine(e, "diff", fmt.Errorf("--match-config: %w", err))
 			return nil, exitUsage
 		}
 	}
@@ -183,7 +183,7 @@ func runNormalize(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, p)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s normalize: %v\n", programName, err)
+		errorLine(e, "normalize", err)
 		return exitFailed
 	}
 	if len(problems) > 0 {

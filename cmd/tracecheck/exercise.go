@@ -53,7 +53,7 @@ func progressFlag(fs *pflag.FlagSet) *string {
 func loadProgress(e *env, cmd, path string) (*exercise.Progress, bool) {
 	p, err := exercise.LoadProgress(path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return nil, false
 	}
 	return p, true
@@ -197,7 +197,7 @@ func startFailed(e *env, cmd string, err error) int {
 	if errors.As(err, &se) {
 		return usageError(e, cmd, "%v", err)
 	}
-	fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+	errorLine(e, cmd, err)
 	return exitFailed
 }
 
@@ -219,7 +219,7 @@ func finish(e *env, cmd, format string, r *exercise.Report, rerun string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return exitFailed
 	}
 	if r.Status == exercise.Broken {
@@ -286,7 +286,7 @@ func runExerciseRun(e *env, args []string) int {
 	if len(r.Exercises) == 1 && r.Exercises[0].Status != exercise.Skipped {
 		p.Record(ex, r.Exercises[0])
 		if err := p.Save(*state); err != nil {
-			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+			errorLine(e, cmd, err)
 		}
 	}
 	code := finish(e, cmd, *sf.format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
@@ -336,7 +336,7 @@ func runExerciseReset(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "reset %s\n", ex.ID)
 	}
 	if err := p.Save(*state); err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return exitFailed
 	}
 	return exitOK
@@ -355,7 +355,7 @@ func runExerciseServe(e *env, args []string) int {
 		return usageError(e, cmd, "unexpected argument %q", fs.Arg(0))
 	}
 	if err := reference.Serve(e.stdin, e.stdout); err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return exitFailed
 	}
 	return exitOK

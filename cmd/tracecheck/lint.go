@@ -90,12 +90,12 @@ func runLint(e *env, args []string) int {
 			return nil
 		})
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck lint: %v\n", err)
+			errorLine(e, "lint", err)
 			status = exitUsage
 		}
 	}
 	if err := out.finish(); err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck lint: %v\n", err)
+		errorLine(e, "lint", err)
 		return exitFailed
 	}
 	return status
@@ -267,7 +267,7 @@ func (o *lintOutput) text(r lintResult) {
 	}
 	switch {
 	case r.err != nil:
-		fmt.Fprintf(w, "%s: repair failed: %v\n", textsafe.Quote(rep.File), r.err)
+		fmt.Fprintf(w, "%s: repair failed: %s\n", textsafe.Quote(rep.File), textsafe.Escape(r.err.Error()))
 	case r.copyPath != "" && r.after != nil:
 		fmt.Fprintf(w, "%s: repaired copy %s", textsafe.Quote(rep.File), textsafe.Quote(r.copyPath))
 		if r.backup != "" {

@@ -273,6 +273,14 @@ func singleDashLong(fs *pflag.FlagSet, args []string) []string {
 	return out
 }
 
+// errorLine prints err as one line on stderr: "tracecheck CMD: message".
+// Errors quote paths and input as they are, so the message is escaped
+// (textsafe.Escape): no control character or escape sequence in a file
+// name or an id reaches the terminal, and the line stays one line.
+func errorLine(e *env, cmd string, err error) {
+	fmt.Fprintf(e.stderr, "%s: %s\n", strings.TrimSpace(programName+" "+cmd), textsafe.Escape(err.Error()))
+}
+
 // usageError prints one line naming the command and the mistake, and
 // where to read more; it returns exitUsage. cmd "" is tracecheck itself.
 func usageError(e *env, cmd, format string, a ...any) int {

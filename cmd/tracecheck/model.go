@@ -127,7 +127,7 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 		})
 		if err != nil {
 			removeTrace()
-			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+			errorLine(e, cmd, err)
 			return nil, nil, nil, exitUsage, false
 		}
 		closeAll := func() error {
@@ -185,7 +185,7 @@ func serve(e *env, cmd string, src *sourceFlags, addr string, remote bool) int {
 		if errors.As(err, &re) {
 			return usageError(e, cmd, "--addr %s is not a loopback address: pass --allow-remote to listen beyond this machine (the server has no authentication)", textsafe.Quote(re.Addr))
 		}
-		fmt.Fprintf(e.stderr, "%s %s: --addr: %v\n", programName, cmd, err)
+		errorLine(e, cmd, fmt.Errorf("--addr: %w", err))
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -255,12 +255,12 @@ func runModelRun(e *env, args []string) int {
 	var se *modelserver.StartError
 	if errors.As(err, &se) {
 		abandon() // nothing was served: no trace to keep
-		fmt.Fprintf(e.stderr, "%s model run: %v\n", programName, err)
+		errorLine(e, "model run", err)
 		return exitUsage
 	}
 	cerr := closeFn()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s model run: %v\n", programName, err)
+		errorLine(e, "model run", err)
 		return exitFailed
 	}
 	writeReport(e.stderr, "model run", res.Report)

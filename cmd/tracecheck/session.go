@@ -134,7 +134,7 @@ func runSessionAppend(e *env, args []string) int {
 	}
 	st, err := store.Create(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session append: %v\n", programName, err)
+		errorLine(e, "session append", err)
 		return exitUsage
 	}
 	w, err := st.OpenWriter(*session, store.WriterOptions{Create: true, Repair: *repair})
@@ -302,13 +302,13 @@ func runSessionCheck(e *env, args []string) int {
 	}
 	st, err := store.Open(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session check: %v\n", programName, err)
+		errorLine(e, "session check", err)
 		return exitUsage
 	}
 	ids := []string{*session}
 	if *session == "" {
 		if ids, err = st.Sessions(); err != nil {
-			fmt.Fprintf(e.stderr, "%s session check: %v\n", programName, err)
+			errorLine(e, "session check", err)
 			return exitFailed
 		}
 		if len(ids) == 0 {
@@ -390,7 +390,7 @@ func runSessionResume(e *env, args []string) int {
 	}
 	st, err := store.Open(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session resume: %v\n", programName, err)
+		errorLine(e, "session resume", err)
 		return exitUsage
 	}
 	res, err := reducer.Resume(st, *session, opts)
@@ -466,7 +466,7 @@ func runSessionCheckpoint(e *env, args []string) int {
 	}
 	st, err := store.Open(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session checkpoint: %v\n", programName, err)
+		errorLine(e, "session checkpoint", err)
 		return exitUsage
 	}
 	w, err := st.OpenWriter(*session, store.WriterOptions{Repair: *repair, CheckpointMinEvents: -1})

@@ -46,7 +46,7 @@ func openInput(e *env, path string) (io.ReadCloser, string, error) {
 func openFile(e *env, cmd, path string) (io.ReadCloser, string, bool) {
 	r, name, err := openInput(e, path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return nil, name, false
 	}
 	return r, name, true
@@ -131,7 +131,7 @@ func runValidate(e *env, args []string) int {
 		err = cireport.WriteGitHub(e.stdout, validateAnnotations(results))
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck validate: %v\n", err)
+		errorLine(e, "validate", err)
 		return exitFailed
 	}
 	return status

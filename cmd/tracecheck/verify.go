@@ -197,7 +197,7 @@ func runVerify(e *env, args []string) int {
 		root = loc.Root
 	}
 	if err := rep.Write(e.stdout, *format, root); err != nil {
-		fmt.Fprintf(e.stderr, "%s verify: %v\n", programName, err)
+		errorLine(e, "verify", err)
 		return exitFailed
 	}
 	verifyNotes(e, rep, unrefExplicit, *artifacts)

@@ -79,7 +79,7 @@ func runView(e *env, args []string) int {
 		for i, f := range files {
 			b, err := readLimited(f, maxDiffBytes)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				errorLine(e, "view", err)
 				return exitFailed
 			}
 			data[i] = b
@@ -99,7 +99,7 @@ func runView(e *env, args []string) int {
 		for i, f := range files {
 			src, cleanup, err := viewSource(f)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				errorLine(e, "view", err)
 				return exitFailed
 			}
 			defer cleanup()
@@ -107,7 +107,7 @@ func runView(e *env, args []string) int {
 		}
 		p, err := view.Build(srcs, view.Options{Through: *through, HasThrough: fs.Changed("through")})
 		if err != nil {
-			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			errorLine(e, "view", err)
 			return exitFailed
 		}
 		write = p.WriteHTML
@@ -119,7 +119,7 @@ func runView(e *env, args []string) int {
 
 	if *out == "" {
 		if err := write(e.stdout); err != nil {
-			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			errorLine(e, "view", err)
 			return exitFailed
 		}
 		fmt.Fprintf(e.stderr, "%s view: %s\n", programName, summary)
