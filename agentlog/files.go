@@ -44,7 +44,7 @@ func Walk(arg string, fn func(in Input, err error) error) error {
 	}
 	if !st.IsDir() {
 		if !st.Mode().IsRegular() {
-			return fn(Input{Path: arg, Rel: filepath.Base(arg)}, fmt.Errorf("%s is not a regular file", arg))
+			return fn(Input{Path: arg, Rel: filepath.Base(arg)}, &fs.PathError{Op: "open", Path: arg, Err: errors.New("not a regular file")})
 		}
 		return fn(Input{Path: arg, Rel: filepath.Base(arg)}, nil)
 	}
@@ -208,6 +208,15 @@ func DetectFile(path string) (Format, error) {
 	}
 	lines, _ := sniff(f)
 	return Detect(lines), nil
+}
+
+// DetectReader names the format of what r holds from its first lines, as
+// DetectFile does, and returns a reader that yields all of r again (the
+// lines it looked at, then the rest): a stream such as standard input is
+// detected and then read once.
+func DetectReader(r io.Reader) (Format, io.Reader) {
+	lines, rr := sniff(r)
+	return Detect(lines), rr
 }
 
 // closeSide syncs and closes a side file, if one was opened, and returns

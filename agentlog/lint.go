@@ -41,7 +41,7 @@ func Lint(r io.Reader, name string, opt Options) *FileReport {
 	switch f {
 	case Unknown:
 		sev := Error
-		msg := "not a session log lint reads (Codex, Claude Code, pi, TypeScript harness or Trace); use --format to force one"
+		msg := "not a session log lint reads (Codex, Claude Code, pi, TypeScript harness or Trace); use --from to force one"
 		if len(lines) == 0 {
 			msg = "the file holds no record"
 		}

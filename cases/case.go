@@ -26,7 +26,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -35,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/regularfile"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/scenarios"
@@ -325,19 +325,7 @@ func slug(s string) bool {
 }
 
 // readSmall reads a regular file of at most MaxFileSize bytes.
-func readSmall(name string) ([]byte, error) {
-	info, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
-	}
-	if info.Size() > MaxFileSize {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes, more than the %d it may hold", info.Size(), MaxFileSize)}
-	}
-	return os.ReadFile(name)
-}
+func readSmall(name string) ([]byte, error) { return regularfile.Read(name, MaxFileSize) }
 
 // LoadFile reads and parses one case file.
 func LoadFile(name string, lookup Lookup) (*Case, error) {

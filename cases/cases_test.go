@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tracecheck/tracecheck/cases"
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/scenarios"
 	"github.com/tracecheck/tracecheck/verify"
 )
@@ -266,10 +266,7 @@ func TestTolerantCaseCapturesAndMatches(t *testing.T) {
 // against the scripted model; the model-side trace is the one
 // 'tracecheck model run' writes for it.
 func TestModelCase(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skipf("SKIP: python3 is not installed (%v)", err)
-	}
+	py := testenv.Python(t, "the model case runs the documentation's Python agent")
 	agent, _ := filepath.Abs(filepath.Join("..", "testdata", "modelserver", "example_agent.py"))
 	doc := fmt.Sprintf(`{"command":{"argv":[%q,%q,"Use the echo tool, then report its result."]},"model":{"scenario":"s03-tool-dispatch"}}`, py, agent)
 	c := load2(t, doc)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/regularfile"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/tracediff"
@@ -279,20 +280,17 @@ func (before fileState) unchanged(now fileState) bool {
 }
 
 func readTraceFile(path string) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
+	b, err := regularfile.Read(path, MaxTraceBytes)
+	var tl *regularfile.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", path)
+	case errors.Is(err, regularfile.ErrNotRegular):
 		return nil, fmt.Errorf("%s is not a regular file", path)
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("%s holds %d bytes, more than the %d a trace may", path, tl.Size, MaxTraceBytes)
 	}
-	if info.Size() > MaxTraceBytes {
-		return nil, fmt.Errorf("%s holds %d bytes, more than the %d a trace may", path, info.Size(), MaxTraceBytes)
-	}
-	return os.ReadFile(path)
+	return b, err
 }
 
 // proc is how the command ran.

@@ -1,8 +1,8 @@
 package exercise
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -76,10 +76,7 @@ func (ex *Exercise) WriteStatementJSON(w io.Writer, p *Progress) error {
 	for i, c := range ex.Criteria {
 		out.Criteria = append(out.Criteria, criterionJSON{ex.CriterionID(i), c.Name, c.Accept, c.Hint, passed[c.Name]})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return jsonout.Write(w, out)
 }
 
 // WriteStatement writes ex for a learner: the statement, then the criteria

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/exercise/reference"
 	"github.com/tracecheck/tracecheck/exercise/subject"
+	"github.com/tracecheck/tracecheck/internal/testenv"
 )
 
 // TestMain lets the test binary be a subject: tracecheck's own
@@ -69,13 +70,10 @@ func TestReferenceSubjectPassesEverything(t *testing.T) {
 	requirePass(t, conformProcess(t, loadFixtures(t), 3, env, os.Args[0]))
 }
 
+// python returns python3, or skips: the Python kits are not checked.
 func python(tb testing.TB) string {
 	tb.Helper()
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		tb.Skip("SKIPPED: python3 is not installed; the Python kits are not checked")
-	}
-	return p
+	return testenv.Python(tb, "the Python kits are not checked")
 }
 
 func TestPythonSolutionPassesEverything(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -29,36 +30,14 @@ func (f *Failure) MarshalJSON() ([]byte, error) {
 
 // WriteJSON writes the report as one indented JSON document.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return jsonout.Write(w, r)
 }
 
 // safe makes text that came from the subject or from input files safe to
-// print on a terminal: characters that are not (control characters, ANSI
-// escapes, bidi overrides, invalid bytes) are written as Go escapes; quotes
-// and backslashes are kept, so JSON stays readable.
-func safe(s string) string {
-	if textsafe.Plain(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '"' || r == '\\' || r == ' ' || textsafe.Plain(string(r)):
-			b.WriteRune(r)
-		default:
-			q := textsafe.Quote(string(r))
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
-}
+// print on a terminal (textsafe.Escape): control characters, ANSI escapes,
+// bidi overrides and invalid bytes are written as Go escapes; quotes and
+// backslashes are kept, so JSON stays readable.
+func safe(s string) string { return textsafe.Escape(s) }
 
 // requestLimit bounds how much of a request the text report quotes.
 const requestLimit = 600
@@ -282,10 +261,7 @@ func (r *Report) WriteExercism(w io.Writer) error {
 			out.Message = &msg
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return jsonout.Write(w, out)
 }
 
 func (r *Report) exercismOutput() *string {

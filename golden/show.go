@@ -3,7 +3,6 @@ package golden
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/internal/textsafe"
@@ -49,51 +48,14 @@ func ShowJSON(s string) string {
 
 // SafeJSON returns a JSON text with every character a terminal would act
 // on (controls, bidi and invisible formatting characters) escaped as
-// \uXXXX, which leaves it the same JSON value.
-func SafeJSON(s string) string {
-	if Displayable(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			b.WriteString(`\ufffd`)
-		case !displayRune(r) && r > 0xffff:
-			hi, lo := utf16Pair(r)
-			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
-		case !displayRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// \uXXXX, which leaves it the same JSON value (textsafe.EscapeJSON).
+func SafeJSON(s string) string { return textsafe.EscapeJSON(s) }
 
-// Displayable reports whether s can go to a terminal as it is: valid
-// UTF-8 of printable characters, none of them a formatting character
-// (bidi overrides, zero-width joiners) that changes what the line shows.
-func Displayable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if !displayRune(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func displayRune(r rune) bool {
-	return (r == ' ' || unicode.IsPrint(r)) && !unicode.Is(unicode.Cf, r)
-}
-
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
-}
+// Displayable reports whether s can go to a terminal as it is
+// (textsafe.Displayable): valid UTF-8 of printable characters, none of them
+// a formatting character (bidi overrides, zero-width joiners) that changes
+// what the line shows.
+func Displayable(s string) bool { return textsafe.Displayable(s) }
 
 // cut returns the longest prefix of s of at most n bytes that does not
 // split a UTF-8 sequence.

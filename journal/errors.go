@@ -3,7 +3,6 @@ package journal
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
@@ -86,28 +85,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// SafeText returns s with every character textsafe.Quote would escape
-// (controls, invalid bytes, bidirectional and invisible formatting
-// characters) replaced by its escape, and everything else as it is: for
-// prose that quotes input (a schema library's message, a JSON line) and
-// must stay readable and on one line.
-func SafeText(s string) string {
-	if textsafe.Plain(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		c := s[i : i+size]
-		if q := textsafe.Quote(c); r != '"' && r != '\\' && r != ' ' && q != c {
-			b.WriteString(q[1 : len(q)-1]) // the escape, without Quote's quotes
-		} else {
-			b.WriteString(c)
-		}
-		i += size
-	}
-	return b.String()
-}
+// SafeText is textsafe.Escape: prose that quotes input (a schema
+// library's message, a JSON line) with every character a terminal would act
+// on escaped, and on one line.
+func SafeText(s string) string { return textsafe.Escape(s) }
 
 // Is lets errors.Is match an *Error by Code alone: errors.Is(err,
 // &journal.Error{Code: journal.SequenceGap}).

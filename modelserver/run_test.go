@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/scenarios"
 )
@@ -34,11 +34,7 @@ func builtin(t *testing.T, id string) *scenarios.Scenario {
 
 func python(t *testing.T) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("SKIPPED: the example agent needs python3, which is not on PATH")
-	}
-	return py
+	return testenv.Python(t, "the example agent needs it")
 }
 
 // exampleAgent is the agent of docs/model-server.md.

@@ -7,16 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // Replay's text fields are Python's str() of whatever the payload holds;
 // python3, when present, is the oracle.
 func TestPyStrMatchesPython(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found: the Python oracle check is skipped")
-	}
+	py := testenv.Python(t, "the Python oracle check is skipped")
 	cases := []string{
 		`"plain"`, `"it's"`, `"say \"hi\""`, `"both ' and \""`, `7`, `-0`, `1.5`, `1e16`, `1E5`, `true`, `false`, `null`,
 		`[]`, `{}`, `[1, "a", null, true, 2.0]`,

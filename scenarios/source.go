@@ -1,12 +1,11 @@
 package scenarios
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/tracecheck/tracecheck/internal/regularfile"
 )
 
 // Source is where a command reads scenarios from: a directory of
@@ -105,17 +104,7 @@ const MaxFileSize = 16 << 20
 // name must be <id>.json). It must be a regular file of at most
 // MaxFileSize bytes.
 func LoadFile(path string) (*Scenario, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
-	}
-	if info.Size() > MaxFileSize {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%d bytes, more than the %d a scenario file may hold", info.Size(), MaxFileSize)}
-	}
-	data, err := os.ReadFile(path)
+	data, err := regularfile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

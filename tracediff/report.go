@@ -156,52 +156,11 @@ func cutText(s string, n int) string {
 }
 
 // SafeLine makes a line of JSON (or any text) safe to print on a terminal
-// while keeping its meaning as JSON: each character textsafe would not
-// print as is (controls, DEL, invalid bytes, bidirectional and invisible
-// formatting characters) becomes a \uXXXX escape (\ufffd for an invalid
-// byte); quotes, backslashes and spaces stay.
-func SafeLine(s string) string {
-	safe := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\ufffd`)
-		case r < 0x80 && r >= 0x20 && r != 0x7f:
-			b.WriteByte(byte(r))
-		case r >= 0x80 && textsafe.Plain(s[i:i+size]):
-			b.WriteString(s[i : i+size])
-		default:
-			writeU(&b, r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func writeU(b *strings.Builder, r rune) {
-	const hex = "0123456789abcdef"
-	if r > 0xffff { // a surrogate pair, as JSON spells it
-		r -= 0x10000
-		writeU(b, 0xd800+(r>>10))
-		writeU(b, 0xdc00+(r&0x3ff))
-		return
-	}
-	b.WriteString(`\u`)
-	for shift := 12; shift >= 0; shift -= 4 {
-		b.WriteByte(hex[(r>>shift)&0xf])
-	}
-}
+// while keeping its meaning as JSON (textsafe.EscapeJSON): each character
+// textsafe would not print as is (controls, DEL, invalid bytes,
+// bidirectional and invisible formatting characters) becomes a \uXXXX
+// escape (\ufffd for an invalid byte); quotes, backslashes and spaces stay.
+func SafeLine(s string) string { return textsafe.EscapeJSON(s) }
 
 // FieldOf turns a matcher's mismatch into a FieldDiff, values cut to
 // maxValue bytes (0: DefaultMaxValueBytes).

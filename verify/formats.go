@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 )
 
 // Formats lists the report formats: text, json, junit, github.
@@ -33,10 +33,7 @@ func (r *Report) Write(w io.Writer, format, root string) error {
 
 // WriteJSON writes the report as one indented JSON document.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return jsonout.Write(w, r)
 }
 
 // WriteJUnit writes the report as JUnit XML: one testsuite, one testcase

@@ -18,7 +18,7 @@ func runConform(e *env, args []string) int {
 			"no exercise), 2 usage error (no command, a command that cannot start), 3 the\n"+
 			"subject broke the protocol (crashed, timed out, wrote a stdout line that is not a\n"+
 			"valid response): one line on stderr names the stdout line and why.")
-	sf := addSubjectFlags(fs, strings.Join(runFormats, ", "))
+	sf := addSubjectFlags(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -30,7 +30,7 @@ func runConform(e *env, args []string) int {
 			return usageError(e, cmd, "unexpected argument %q before --", fs.Arg(0))
 		}
 	}
-	cfg, ok := sf.config(e, fs, cmd, runFormats)
+	cfg, ok := sf.config(e, fs, cmd)
 	if !ok {
 		return exitUsage
 	}

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/tracediff"
 	"github.com/tracecheck/tracecheck/tracediff/trajectory"
@@ -34,17 +34,14 @@ func runDiff(e *env, args []string) int {
 			"Exit 0 same, 1 different or an invalid trace, 2 usage error (bad flag, a missing or\n"+
 			"unreadable file, a bad match config).")
 	tolerantFlag := fs.Bool("normalize", false, "read EXPECTED as a tolerant golden (placeholders match what varies between runs)")
-	match := fs.String("match", "", "compare the tool-call trajectory: exact, contains-in-order, same-multiset, subset or superset")
+	match := fs.String("match", "", "compare the tool-call trajectory: `MODE` exact, contains-in-order, same-multiset, subset or superset")
 	matchConfig := fs.String("match-config", "", "JSON `FILE` with the match mode, per-tool argument matching and policy checks")
-	format := fs.String("format", "text", "output format: text, json, junit or github")
+	format := formatFlag(fs, "text", "json", "junit", "github")
 	bytesFlag := fs.Bool("bytes", false, "count events written with other bytes (member order, spacing, escapes) as changed")
 	maxEvents := fs.Int("max-events", tracediff.DefaultMaxEvents, "report at most `N` differing events in full; count the rest")
 	context := fs.Int("context", tracediff.DefaultContext, "`N` lines of context around each hunk of the unified diff")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if !checkCIFormat(e, "diff", *format) {
-		return exitUsage
 	}
 	if fs.NArg() != 2 {
 		return usageError(e, "diff", "want EXPECTED and ACTUAL, got %d arguments", fs.NArg())
@@ -63,15 +60,13 @@ func runDiff(e *env, args []string) int {
 	if cfg == nil && *bytesFlag && *tolerantFlag {
 		return usageError(e, "diff", "--bytes compares exactly; it does not go with --normalize")
 	}
-	exp, expName, err := openInput(e, expPath)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s diff: %v\n", programName, err)
+	exp, expName, ok := openFile(e, "diff", expPath)
+	if !ok {
 		return exitUsage
 	}
 	defer exp.Close()
-	act, actName, err := openInput(e, actPath)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s diff: %v\n", programName, err)
+	act, actName, ok := openFile(e, "diff", actPath)
+	if !ok {
 		return exitUsage
 	}
 	defer act.Close()
@@ -88,7 +83,7 @@ func runDiff(e *env, args []string) int {
 		r = tracediff.Diff(tracediff.Input{Name: expName, R: exp}, tracediff.Input{Name: actName, R: act}, opt)
 	}
 	if err := writeDiffReport(e.stdout, r, *format, expPath); err != nil {
-		fmt.Fprintf(e.stderr, "%s diff: %v\n", programName, err)
+		errorLine(e, "diff", err)
 		return exitFailed
 	}
 	if !r.Equal {
@@ -107,11 +102,11 @@ func loadMatch(e *env, mode, path string) (*trajectory.Config, int) {
 	if path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "%s diff: --match-config: %v\n", programName, err)
+			fmt.Fprintf(e.stderr, "%s diff: --match-config %v\n", programName, inputError(path, err))
 			return nil, exitUsage
 		}
 		if cfg, err = trajectory.ParseConfig(data, path); err != nil {
-			fmt.Fprintf(e.stderr, "%s diff: --match-config: %v\n", programName, err)
+			errorLine(e, "diff", fmt.Errorf("--match-config: %w", err))
 			return nil, exitUsage
 		}
 	}
@@ -125,22 +120,10 @@ func loadMatch(e *env, mode, path string) (*trajectory.Config, int) {
 	return cfg, exitOK
 }
 
-func checkCIFormat(e *env, cmd, format string) bool {
-	switch format {
-	case "text", "json", "junit", "github":
-		return true
-	}
-	usageError(e, cmd, "--format must be text, json, junit or github, not %q", format)
-	return false
-}
-
 func writeDiffReport(w io.Writer, r *tracediff.Report, format, expPath string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return jsonout.Write(w, r)
 	case "junit":
 		name := r.Expected.File + " vs " + r.Actual.File
 		return cireport.WriteJUnit(w, programName, cireport.Suite{Name: programName + " diff", Cases: []cireport.Case{r.JUnitCase(name)}})
@@ -175,13 +158,13 @@ func runNormalize(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s normalize: %v\n", programName, err)
+	r, name, ok := openFile(e, "normalize", path)
+	if !ok {
 		return exitUsage
 	}
 	defer r.Close()
 	var problems []tracediff.Problem
+	var err error
 	if *out == "" {
 		problems, err = tracediff.Normalize(tracediff.Input{Name: name, R: r}, e.stdout)
 	} else {
@@ -200,7 +183,7 @@ func runNormalize(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, p)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s normalize: %v\n", programName, err)
+		errorLine(e, "normalize", err)
 		return exitFailed
 	}
 	if len(problems) > 0 {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/tracecheck/tracecheck/exercise/reference"
 	"github.com/tracecheck/tracecheck/exercise/subject"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
@@ -32,20 +31,15 @@ func exerciseCommands() []command {
 	}
 }
 
-func exerciseUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s exercise SUBCOMMAND [flags]\n\n", programName)
-	fmt.Fprintf(w, "Exercises A-F of the curriculum's lesson s07 and R (resume, chapter 20 of the\n")
-	fmt.Fprintf(w, "TypeScript harness), checked on your own program, in any language, through the\n")
-	fmt.Fprintf(w, "subject protocol (docs/protocol.md). Subcommands:\n")
-	for _, c := range exerciseCommands() {
-		fmt.Fprintf(w, "  %-6s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "\nStart: %s exercise list; %s exercise show A;\n", programName, programName)
-	fmt.Fprintf(w, "       %s exercise run A -- python3 subject.py\n", programName)
-	fmt.Fprintf(w, "Starter kits: exercises/python/starter, exercises/go/starter.\n")
-	fmt.Fprintf(w, "Run '%s exercise SUBCOMMAND --help' for its flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 a criterion failed, 2 usage error, 3 the subject broke the protocol.\n")
-}
+var exerciseUsage = groupUsage("exercise", "SUBCOMMAND [flags]",
+	"Exercises A-F of the curriculum's lesson s07 and R (resume, chapter 20 of the\n"+
+		"TypeScript harness), checked on your own program, in any language, through the\n"+
+		"subject protocol (docs/protocol.md). Subcommands:",
+	exerciseCommands,
+	"Start: "+programName+" exercise list; "+programName+" exercise show A;\n"+
+		"       "+programName+" exercise run A -- python3 subject.py\n"+
+		"Starter kits: exercises/python/starter, exercises/go/starter.",
+	"Exit status: 0 ok, 1 a criterion failed, 2 usage error, 3 the subject broke the protocol.")
 
 func runExercise(e *env, args []string) int {
 	return dispatch(e, args, exerciseCommands(), "exercise", exerciseUsage)
@@ -59,7 +53,7 @@ func progressFlag(fs *pflag.FlagSet) *string {
 func loadProgress(e *env, cmd, path string) (*exercise.Progress, bool) {
 	p, err := exercise.LoadProgress(path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return nil, false
 	}
 	return p, true
@@ -74,25 +68,15 @@ func findExercise(e *env, cmd, id string) (*exercise.Exercise, bool) {
 	return ex, true
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func runExerciseList(e *env, args []string) int {
 	const cmd = "exercise list"
 	fs := newFlags(e, cmd, "exercise list [--state FILE] [--format text|json]",
 		"List the exercises: id, title, the ops your subject must answer for it, and your\n"+
 			"progress (criteria passed, from the progress file that 'exercise run' keeps).")
 	state := progressFlag(fs)
-	format := fs.String("format", "text", "output format: text or json")
+	format := formatFlag(fs, "text", "json")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if !checkFormat(e, cmd, *format) {
-		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		return usageError(e, cmd, "unexpected argument %q", fs.Arg(0))
@@ -102,7 +86,7 @@ func runExerciseList(e *env, args []string) int {
 		return exitUsage
 	}
 	if *format == "json" {
-		if err := writeJSON(e.stdout, struct {
+		if err := jsonout.Write(e.stdout, struct {
 			State     string               `json:"state"`
 			Exercises []exercise.ListEntry `json:"exercises"`
 		}{*state, exercise.List(p)}); err != nil {
@@ -123,12 +107,9 @@ func runExerciseShow(e *env, args []string) int {
 			"every criterion.")
 	withHint := fs.Bool("hint", false, "show the hint of each criterion")
 	state := progressFlag(fs)
-	format := fs.String("format", "text", "output format: text or json")
+	format := formatFlag(fs, "text", "json")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if !checkFormat(e, cmd, *format) {
-		return exitUsage
 	}
 	if fs.NArg() != 1 {
 		return usageError(e, cmd, "want one exercise id, got %d arguments", fs.NArg())
@@ -161,25 +142,21 @@ type subjectFlags struct {
 	format         *string
 }
 
-func addSubjectFlags(fs *pflag.FlagSet, formats string) *subjectFlags {
+func addSubjectFlags(fs *pflag.FlagSet) *subjectFlags {
 	return &subjectFlags{
 		seed:           fs.Int64("seed", 0, "generate the cases from `N` (default: a new seed each run, printed so that it can be repeated)"),
-		timeout:        fs.Duration("timeout", subject.DefaultTimeout, "how long to wait for each response"),
-		startupTimeout: fs.Duration("startup-timeout", subject.DefaultStartupTimeout, "how long to wait for the answer to hello (interpreters and 'go run' start slowly)"),
-		maxResponse:    fs.Int("max-response", subject.DefaultMaxResponseBytes, "the longest response line, in `bytes`"),
+		timeout:        fs.Duration("timeout", subject.DefaultTimeout, "how long to wait for each response (a `DURATION` such as 10s)"),
+		startupTimeout: fs.Duration("startup-timeout", subject.DefaultStartupTimeout, "how long to wait for the answer to hello (interpreters and 'go run' start slowly; a `DURATION`)"),
+		maxResponse:    fs.Int("max-response", subject.DefaultMaxResponseBytes, "the longest response line, in `BYTES`"),
 		reference:      fs.String("reference", "", "also draw cases from the *.trace.jsonl files under `DIR` (default: ../shared/reference beside the tracecheck module, when it exists; --reference= for none)"),
-		format:         fs.String("format", "text", "output format: "+formats),
+		format:         formatFlag(fs, runFormats...),
 	}
 }
 
 // config checks the flags and the command line after "--" and builds the
 // run's configuration; ok is false after a usage error.
-func (sf *subjectFlags) config(e *env, fs *pflag.FlagSet, cmd string, formats []string) (exercise.Config, bool) {
+func (sf *subjectFlags) config(e *env, fs *pflag.FlagSet, cmd string) (exercise.Config, bool) {
 	var cfg exercise.Config
-	if !contains(formats, *sf.format) {
-		usageError(e, cmd, "--format must be %s, not %q", strings.Join(formats, ", "), *sf.format)
-		return cfg, false
-	}
 	dash := fs.ArgsLenAtDash()
 	if dash < 0 || dash == fs.NArg() {
 		usageError(e, cmd, "no subject: give its command line after --, e.g. -- python3 subject.py")
@@ -214,22 +191,13 @@ func (sf *subjectFlags) config(e *env, fs *pflag.FlagSet, cmd string, formats []
 	return cfg, true
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // startFailed reports a subject that could not be started (exit 2).
 func startFailed(e *env, cmd string, err error) int {
 	var se *subject.StartError
 	if errors.As(err, &se) {
 		return usageError(e, cmd, "%v", err)
 	}
-	fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+	errorLine(e, cmd, err)
 	return exitFailed
 }
 
@@ -251,27 +219,17 @@ func finish(e *env, cmd, format string, r *exercise.Report, rerun string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return exitFailed
 	}
 	if r.Status == exercise.Broken {
-		fmt.Fprintf(e.stderr, "%s %s: the subject broke the protocol: %s\n", programName, cmd, safeLine(r.Protocol))
+		fmt.Fprintf(e.stderr, "%s %s: the subject broke the protocol: %s\n", programName, cmd, textsafe.Escape(r.Protocol))
 		for _, l := range r.Stderr {
-			fmt.Fprintf(e.stderr, "  subject stderr | %s\n", safeLine(l))
+			fmt.Fprintf(e.stderr, "  subject stderr | %s\n", textsafe.Escape(l))
 		}
 		return exitProtocol
 	}
 	return r.ExitCode()
-}
-
-// safeLine makes a line from the subject printable (see textsafe); quotes
-// are kept as they are.
-func safeLine(s string) string {
-	if textsafe.Plain(s) {
-		return s
-	}
-	q := textsafe.Quote(s)
-	return strings.ReplaceAll(strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`), `\\`, `\`)
 }
 
 // rerunLine is the command line that repeats a run with the same cases.
@@ -296,7 +254,7 @@ func runExerciseRun(e *env, args []string) int {
 			"3 the subject broke the protocol (crashed, timed out, wrote a stdout line that is not\n"+
 			"a valid response): one line on stderr names the stdout line and why.")
 	state := progressFlag(fs)
-	sf := addSubjectFlags(fs, strings.Join(runFormats, ", "))
+	sf := addSubjectFlags(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -313,7 +271,7 @@ func runExerciseRun(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	cfg, ok := sf.config(e, fs, cmd, runFormats)
+	cfg, ok := sf.config(e, fs, cmd)
 	if !ok {
 		return exitUsage
 	}
@@ -328,7 +286,7 @@ func runExerciseRun(e *env, args []string) int {
 	if len(r.Exercises) == 1 && r.Exercises[0].Status != exercise.Skipped {
 		p.Record(ex, r.Exercises[0])
 		if err := p.Save(*state); err != nil {
-			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+			errorLine(e, cmd, err)
 		}
 	}
 	code := finish(e, cmd, *sf.format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
@@ -378,7 +336,7 @@ func runExerciseReset(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "reset %s\n", ex.ID)
 	}
 	if err := p.Save(*state); err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return exitFailed
 	}
 	return exitOK
@@ -397,7 +355,7 @@ func runExerciseServe(e *env, args []string) int {
 		return usageError(e, cmd, "unexpected argument %q", fs.Arg(0))
 	}
 	if err := reference.Serve(e.stdin, e.stdout); err != nil {
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, err)
 		return exitFailed
 	}
 	return exitOK

@@ -2,17 +2,20 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/tracecheck/tracecheck/agentlog"
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
 func runImport(e *env, args []string) int {
-	fs := newFlags(e, "import", "import [--from codex|claude-code|pi|ts-harness] FILE",
+	fs := newFlags(e, "import", "import FILE [--from codex|claude-code|pi|ts-harness]",
 		"Convert one native session log (a Codex CLI rollout, a Claude Code transcript, a\n"+
 			"pi session or a TypeScript harness session store) to Trace 0.1.0 on standard\n"+
 			"output: one run, events in file order, native ids kept. The result passes\n"+
 			"tracecheck validate, so replay, fingerprint and branch work on it. The format\n"+
-			"is detected from the content unless --from names it; '-' reads standard input.\n"+
+			"is detected from the content unless --from names it; '-' reads standard input\n"+
+			"(detected the same way).\n"+
 			"The mapping is in docs/agent-logs.md. Lines the agent itself would skip (not\n"+
 			"JSON) are skipped and counted on stderr; tracecheck lint says what they are.\n"+
 			"Exit 0 on success, 1 when the file holds nothing to import, 2 on usage errors.")
@@ -31,37 +34,30 @@ func runImport(e *env, args []string) int {
 			return usageError(e, "import", "--from must be codex, claude-code, pi or ts-harness, not %q", *from)
 		}
 	}
-	if f == agentlog.Unknown {
-		if path == "-" {
-			return usageError(e, "import", "standard input needs --from")
-		}
-		det, err := agentlog.DetectFile(path)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck import: %v\n", err)
-			return exitUsage
-		}
-		switch det {
-		case agentlog.Unknown:
-			fmt.Fprintf(e.stderr, "tracecheck import: %s: not a session log import reads; name its format with --from\n", path)
-			return exitFailed
-		case agentlog.Trace:
-			fmt.Fprintf(e.stderr, "tracecheck import: %s is already a Trace file\n", path)
-			return exitFailed
-		}
-		f = det
-	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck import: %v\n", err)
+	r, name, ok := openFile(e, "import", path)
+	if !ok {
 		return exitUsage
 	}
 	defer r.Close()
-	st, err := agentlog.Import(r, name, f, e.stdout)
+	var in io.Reader = r
+	if f == agentlog.Unknown {
+		det, rr := agentlog.DetectReader(r)
+		switch det {
+		case agentlog.Unknown:
+			fmt.Fprintf(e.stderr, "tracecheck import: %s: not a session log import reads; name its format with --from\n", textsafe.Quote(name))
+			return exitFailed
+		case agentlog.Trace:
+			fmt.Fprintf(e.stderr, "tracecheck import: %s is already a Trace file\n", textsafe.Quote(name))
+			return exitFailed
+		}
+		f, in = det, rr
+	}
+	st, err := agentlog.Import(in, name, f, e.stdout)
 	if st.Skipped > 0 {
-		fmt.Fprintf(e.stderr, "tracecheck import: %s: %d line(s) skipped, as the agent skips them (see tracecheck lint)\n", name, st.Skipped)
+		fmt.Fprintf(e.stderr, "tracecheck import: %s: %d line(s) skipped, as the agent skips them (see tracecheck lint)\n", textsafe.Quote(name), st.Skipped)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck import: %v\n", err)
+		fmt.Fprintf(e.stderr, "tracecheck import: %s\n", textsafe.Escape(err.Error()))
 		return exitFailed
 	}
 	return exitOK

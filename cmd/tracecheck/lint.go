@@ -1,23 +1,25 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/agentlog"
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
 func runLint(e *env, args []string) int {
-	fs := newFlags(e, "lint", "lint [--format text|json|github|junit] [--from FORMAT] [--repair (--out DIR | --in-place)] FILE|DIR...",
+	fs := newFlags(e, "lint", "lint FILE|DIR... [--format text|json|github|junit] [--from FORMAT] [--repair (--out DIR | --in-place)] [-q]",
 		"Check coding agents' session logs: Codex CLI rollouts, Claude Code transcripts,\n"+
 			"pi sessions, TypeScript harness session stores, and Trace 0.1.0 files (with the\n"+
 			"same checks as validate). The format is detected per file from its content;\n"+
-			"--from forces one. A DIR is walked for *.jsonl files (symlinks not followed).\n"+
+			"--from forces one. A DIR is walked for *.jsonl files (symlinks not followed);\n"+
+			"'-' reads standard input (not with --repair).\n"+
 			"Every problem is printed as FILE:LINE: CODE message, then a summary per file;\n"+
 			"docs/agent-logs.md says what each code means for the agent.\n\n"+
 			"--repair writes a repaired copy of each file that needs one to --out DIR (never\n"+
@@ -25,7 +27,7 @@ func runLint(e *env, args []string) int {
 			"backup beside it (FILE.bak). Torn and invalid lines go to FILE.sidelined. Every\n"+
 			"repair is listed; the copy is linted again and its problems reported.\n\n"+
 			"Exit 0 when no file has an error or warning, 1 when one has, 2 on usage errors.")
-	format := fs.String("format", "text", "output `format`: text, json, github or junit")
+	format := formatFlag(fs, "text", "json", "github", "junit")
 	from := fs.String("from", "", "read every file as `FORMAT`: codex, claude-code, pi, ts-harness or trace")
 	repair := fs.Bool("repair", false, "write repaired copies (with --out or --in-place)")
 	outDir := fs.String("out", "", "with --repair: write repaired copies under `DIR`")
@@ -33,11 +35,6 @@ func runLint(e *env, args []string) int {
 	quiet := fs.BoolP("quiet", "q", false, "text: print nothing for a file without findings")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	switch *format {
-	case "text", "json", "github", "junit":
-	default:
-		return usageError(e, "lint", "--format must be text, json, github or junit, not %q", *format)
 	}
 	opt := agentlog.Options{}
 	if *from != "" {
@@ -58,12 +55,28 @@ func runLint(e *env, args []string) int {
 	if fs.NArg() == 0 {
 		return usageError(e, "lint", "no FILE or DIR given")
 	}
+	if slices.Contains(fs.Args(), "-") {
+		switch {
+		case stdinTwice(fs.Args()):
+			return usageError(e, "lint", "'-' (standard input) given more than once")
+		case *repair:
+			return usageError(e, "lint", "--repair writes files: it cannot repair standard input ('-')")
+		}
+	}
 	out := &lintOutput{e: e, format: *format, quiet: *quiet}
 	status := exitOK
 	for _, arg := range fs.Args() {
+		if arg == "-" {
+			rep := agentlog.Lint(e.stdin, "<stdin>", opt)
+			if rep.Failed() && status == exitOK {
+				status = exitFailed
+			}
+			out.file(lintResult{report: rep, failed: rep.Failed()})
+			continue
+		}
 		err := agentlog.Walk(arg, func(in agentlog.Input, err error) error {
 			if err != nil {
-				fmt.Fprintf(e.stderr, "tracecheck lint: %v\n", err)
+				fmt.Fprintf(e.stderr, "tracecheck lint: %v\n", inputError(in.Path, err))
 				status = exitUsage
 				return nil
 			}
@@ -77,12 +90,12 @@ func runLint(e *env, args []string) int {
 			return nil
 		})
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck lint: %v\n", err)
+			errorLine(e, "lint", err)
 			status = exitUsage
 		}
 	}
 	if err := out.finish(); err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck lint: %v\n", err)
+		errorLine(e, "lint", err)
 		return exitFailed
 	}
 	return status
@@ -254,7 +267,7 @@ func (o *lintOutput) text(r lintResult) {
 	}
 	switch {
 	case r.err != nil:
-		fmt.Fprintf(w, "%s: repair failed: %v\n", textsafe.Quote(rep.File), r.err)
+		fmt.Fprintf(w, "%s: repair failed: %s\n", textsafe.Quote(rep.File), textsafe.Escape(r.err.Error()))
 	case r.copyPath != "" && r.after != nil:
 		fmt.Fprintf(w, "%s: repaired copy %s", textsafe.Quote(rep.File), textsafe.Quote(r.copyPath))
 		if r.backup != "" {
@@ -289,9 +302,7 @@ func (o *lintOutput) finish() error {
 		if o.files == nil {
 			o.files = []lintJSONFile{}
 		}
-		enc := json.NewEncoder(o.e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return jsonout.Write(o.e.stdout, struct {
 			Files []lintJSONFile `json:"files"`
 		}{o.files})
 	case "junit":

@@ -62,11 +62,35 @@ func TestLintUsageErrors(t *testing.T) {
 		{"lint", "/no/such/file.jsonl"},
 		{"import"},
 		{"import", "--from", "trace", "x"},
-		{"import", "-"},
+		{"lint", "--repair", "--out", "d", "-"},
+		{"lint", "-", "-"},
 	} {
 		if code, _, stderr := runCmd(t, "", args...); code != exitUsage || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// '-' is standard input for lint and import as for every command that
+// reads files; import detects the format of standard input from its
+// content, as it does for a file.
+func TestLintAndImportReadStandardInput(t *testing.T) {
+	fixture := filepath.Join("..", "..", "testdata", "agentlog", "codex", "orphan-call-aborted.jsonl")
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, string(data), "lint", "-")
+	if code != exitFailed || !strings.HasPrefix(stdout, "<stdin>:4: ORPHAN_CALL ") {
+		t.Errorf("lint -: exit %d\n%s%s", code, stdout, stderr)
+	}
+	_, fromFile, _ := runCmd(t, "", "import", fixture)
+	code, fromStdin, stderr := runCmd(t, string(data), "import", "-")
+	if code != exitOK || fromStdin != fromFile || fromFile == "" {
+		t.Errorf("import -: exit %d, stderr %q; the trace differs from import FILE's:\n%s\n%s", code, stderr, fromStdin, fromFile)
+	}
+	if code, _, stderr := runCmd(t, "", "import", "-"); code != exitFailed || !strings.Contains(stderr, "<stdin>: not a session log import reads") {
+		t.Errorf("import - of nothing: exit %d, stderr %q", code, stderr)
 	}
 }
 

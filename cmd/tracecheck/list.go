@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/scenarios"
 	"github.com/tracecheck/tracecheck/verify"
@@ -17,13 +17,10 @@ func runList(e *env, args []string) int {
 			"must equal the reference implementation's, and the focus event types it must show.\n\n"+
 			"Scenarios come from where verify reads them: the module's scenarios/ inside the\n"+
 			"tracecheck module, else the copies embedded in the binary; --scenario-dir overrides.")
-	format := fs.String("format", "text", "output format: text or json")
+	format := formatFlag(fs, "text", "json")
 	scenarioDir := addScenarioDir(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if *format != "text" && *format != "json" {
-		return usageError(e, "list", "--format must be text or json, not %q", *format)
 	}
 	if fs.NArg() > 0 {
 		return usageError(e, "list", "unexpected argument %q", fs.Arg(0))
@@ -60,10 +57,7 @@ func runList(e *env, args []string) int {
 		entries = append(entries, en)
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(entries); err != nil {
+		if err := jsonout.Write(e.stdout, entries); err != nil {
 			return exitFailed
 		}
 		return code

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 )
 
@@ -38,6 +40,9 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// cmd is the command being run ("validate", "session append"), set by
+	// dispatch; run names it when standard output fails.
+	cmd string
 }
 
 type command struct {
@@ -77,20 +82,37 @@ func main() {
 // standard output got there: output that could not be written (a full disk,
 // a closed pipe) fails the command with exit 1 whatever it returned, so a
 // script never takes a truncated answer for a whole one.
+//
+// The failure is said once, in one way: a line a command wrote on stderr
+// about the same write error is left out for run's own.
 func run(e *env, args []string) int {
 	out := &checkedWriter{w: e.stdout}
 	ce := *e
-	ce.stdout = out
+	ce.stdout, ce.stderr = out, &writeErrFilter{w: e.stderr, out: out}
 	code := dispatchTop(&ce, args)
 	if out.err != nil {
 		name := programName
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			name += " " + args[0]
+		if ce.cmd != "" {
+			name += " " + ce.cmd
 		}
 		fmt.Fprintf(e.stderr, "%s: writing standard output: %v\n", name, out.err)
 		return exitFailed
 	}
 	return code
+}
+
+// writeErrFilter passes stderr through, except the lines that report the
+// standard output's write error: run reports it.
+type writeErrFilter struct {
+	w   io.Writer
+	out *checkedWriter
+}
+
+func (f *writeErrFilter) Write(p []byte) (int, error) {
+	if f.out.err != nil && strings.Contains(string(p), f.out.err.Error()) {
+		return len(p), nil
+	}
+	return f.w.Write(p)
 }
 
 func dispatchTop(e *env, args []string) int {
@@ -118,9 +140,10 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// dispatch runs the command named by args[0]; with no name, or an unknown
-// one, it prints usage on stderr and returns exitUsage. prefix is the parent
-// command ("session") for nested command sets.
+// dispatch runs the command named by args[0]. With no name it prints
+// usage on stderr (the list of what there is to run) and returns
+// exitUsage; an unknown name is a one-line usage error. prefix is the
+// parent command ("session") for nested command sets.
 func dispatch(e *env, args []string, cmds []command, prefix string, usage func(io.Writer)) int {
 	if len(args) == 0 {
 		usage(e.stderr)
@@ -131,25 +154,28 @@ func dispatch(e *env, args []string, cmds []command, prefix string, usage func(i
 		usage(e.stdout)
 		return exitOK
 	case "help":
-		// "help CMD" is "CMD --help"; "help" alone the command list.
+		// "help CMD [SUB]" is "CMD [SUB] --help"; "help" alone the
+		// command list.
 		if len(args) == 1 {
 			usage(e.stdout)
 			return exitOK
 		}
-		return dispatch(e, append(args[1:2:2], "--help"), cmds, prefix, usage)
+		return dispatch(e, append(slices.Clip(args[1:]), "--help"), cmds, prefix, usage)
 	}
 	for _, c := range cmds {
 		if c.name == args[0] {
+			e.cmd = strings.TrimSpace(prefix + " " + c.name)
 			return c.run(e, args[1:])
 		}
 	}
+	noun := "command"
 	if prefix != "" {
-		fmt.Fprintf(e.stderr, "%s %s: unknown subcommand %q\n\n", programName, prefix, args[0])
-	} else {
-		fmt.Fprintf(e.stderr, "%s: unknown command %q\n\n", programName, args[0])
+		noun = "subcommand"
 	}
-	usage(e.stderr)
-	return exitUsage
+	if strings.HasPrefix(args[0], "-") {
+		return usageError(e, prefix, "unknown flag %s: a %s's flags go after its name", textsafe.Quote(args[0]), noun)
+	}
+	return usageError(e, prefix, "unknown %s %s", noun, textsafe.Quote(args[0]))
 }
 
 func usage(w io.Writer) {
@@ -160,6 +186,29 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nRun '%s COMMAND --help' for a command's flags.\n", programName)
 	fmt.Fprintf(w, "Exit status: 0 ok, 1 checked and failed, 2 usage error; 3 (exercise, conform) the\nprogram under test broke the subject protocol.\n")
+}
+
+// groupUsage returns the help of a command group (session, exercise,
+// model): its usage line, what it is (about, ending where the list of
+// subcommands follows), each subcommand with its summary, any more lines
+// (after), where the subcommands' flags are, and its exit status.
+func groupUsage(group, args, about string, subs func() []command, after, exit string) func(io.Writer) {
+	return func(w io.Writer) {
+		cs := subs()
+		width := 0
+		for _, c := range cs {
+			width = max(width, len(c.name)+1)
+		}
+		fmt.Fprintf(w, "Usage: %s %s %s\n\n%s\n", programName, group, args, about)
+		for _, c := range cs {
+			fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
+		}
+		fmt.Fprintln(w)
+		if after != "" {
+			fmt.Fprintln(w, after)
+		}
+		fmt.Fprintf(w, "Run '%s %s SUBCOMMAND --help' for its flags.\n%s\n", programName, group, exit)
+	}
 }
 
 // newFlags returns a flag set whose --help prints usageLine and the flags,
@@ -189,8 +238,13 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string) (int, bool) {
 		if err == pflag.ErrHelp {
 			return exitOK, false
 		}
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, fs.Name(), err)
-		return exitUsage, false
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			// "--batch must be an integer from 1 to 1000000, not "0"":
+			// the flag, the rule, the value, in that order everywhere.
+			return usageError(e, fs.Name(), "--%s %v, not %q", bad.GetFlag().Name, errors.Unwrap(err), bad.GetValue()), false
+		}
+		return usageError(e, fs.Name(), "%v", err), false
 	}
 	if h, _ := fs.GetBool("help"); h {
 		fs.SetOutput(e.stdout)
@@ -219,10 +273,19 @@ func singleDashLong(fs *pflag.FlagSet, args []string) []string {
 	return out
 }
 
+// errorLine prints err as one line on stderr: "tracecheck CMD: message".
+// Errors quote paths and input as they are, so the message is escaped
+// (textsafe.Escape): no control character or escape sequence in a file
+// name or an id reaches the terminal, and the line stays one line.
+func errorLine(e *env, cmd string, err error) {
+	fmt.Fprintf(e.stderr, "%s: %s\n", strings.TrimSpace(programName+" "+cmd), textsafe.Escape(err.Error()))
+}
+
 // usageError prints one line naming the command and the mistake, and
-// where to read more; it returns exitUsage.
+// where to read more; it returns exitUsage. cmd "" is tracecheck itself.
 func usageError(e *env, cmd, format string, a ...any) int {
-	fmt.Fprintf(e.stderr, "%s %s: %s (see '%s %s --help')\n", programName, cmd, fmt.Sprintf(format, a...), programName, cmd)
+	name := strings.TrimSpace(programName + " " + cmd)
+	fmt.Fprintf(e.stderr, "%s: %s (see '%s --help')\n", name, fmt.Sprintf(format, a...), name)
 	return exitUsage
 }
 
@@ -238,17 +301,37 @@ func runVersion(e *env, args []string) int {
 	return exitOK
 }
 
-// checkFormat reports whether format is one of allowed (text and json when
-// none are given); otherwise it prints a one-line usage error.
-func checkFormat(e *env, cmd, format string, allowed ...string) bool {
-	if len(allowed) == 0 {
-		allowed = []string{"text", "json"}
+// formatValue is the value of --format, one of the formats a command
+// offers; any other value is a usage error when the flag is parsed.
+type formatValue struct {
+	value   string
+	allowed []string
+}
+
+// formatFlag adds --format to fs: the output format, one of allowed, the
+// first being the default. Every command spells and checks it the same way.
+func formatFlag(fs *pflag.FlagSet, allowed ...string) *string {
+	f := &formatValue{value: allowed[0], allowed: allowed}
+	fs.Var(f, "format", "output `FORMAT`: "+orList(allowed))
+	return &f.value
+}
+
+func (f *formatValue) String() string { return f.value }
+func (f *formatValue) Type() string   { return "string" }
+func (f *formatValue) Set(s string) error {
+	if !slices.Contains(f.allowed, s) {
+		return fmt.Errorf("must be %s", orList(f.allowed))
 	}
-	if slices.Contains(allowed, format) {
-		return true
+	f.value = s
+	return nil
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	usageError(e, cmd, "--format must be one of %s, not %q", strings.Join(allowed, ", "), format)
-	return false
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // notes returns a writer for notes on stderr: each line written to it gets

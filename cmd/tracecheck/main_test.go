@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecheck/tracecheck/internal/testenv"
 )
 
 // runCmd runs the CLI in-process and returns exit code, stdout and stderr.
@@ -28,7 +29,7 @@ func TestUsageAndHelp(t *testing.T) {
 		t.Errorf("--help: code %d stdout %q", code, stdout)
 	}
 	code, _, stderr = runCmd(t, "", "frobnicate")
-	if code != exitUsage || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+	if code != exitUsage || stderr != "tracecheck: unknown command frobnicate (see 'tracecheck --help')\n" {
 		t.Errorf("unknown command: code %d stderr %q", code, stderr)
 	}
 	// Every command answers --help on stdout with exit 0 and names itself.
@@ -115,9 +116,5 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 // needPython returns the path of python3, or skips the test saying so.
 func needPython(tb testing.TB) string {
 	tb.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		tb.Skip("SKIPPED: python3 is not on PATH")
-	}
-	return py
+	return testenv.Python(tb, "this test runs a Python program")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/modelserver/cassette"
+	"github.com/tracecheck/tracecheck/scenarios"
 )
 
 func modelCommands() []command {
@@ -24,16 +25,12 @@ func modelCommands() []command {
 	}
 }
 
-func modelUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s model SUBCOMMAND [flags]\n\n", programName)
-	fmt.Fprintf(w, "The scripted model over HTTP, in the OpenAI Chat Completions and Anthropic\n")
-	fmt.Fprintf(w, "Messages wire formats (docs/model-server.md). Subcommands:\n")
-	for _, c := range modelCommands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "\nRun '%s model SUBCOMMAND --help' for its flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 a request was rejected, the agent failed or the script\nwas not fully used, 2 usage error or unknown scenario.\n")
-}
+var modelUsage = groupUsage("model", "SUBCOMMAND [flags]",
+	"The scripted model over HTTP, in the OpenAI Chat Completions and Anthropic\n"+
+		"Messages wire formats (docs/model-server.md). Subcommands:",
+	modelCommands, "",
+	"Exit status: 0 ok, 1 a request was rejected, the agent failed or the script\n"+
+		"was not fully used, 2 usage error or unknown scenario.")
 
 func runModel(e *env, args []string) int {
 	return dispatch(e, args, modelCommands(), "model", modelUsage)
@@ -53,13 +50,13 @@ type sourceFlags struct {
 func addSourceFlags(fs *pflag.FlagSet, withCassette bool) *sourceFlags {
 	f := &sourceFlags{
 		scenario:    fs.String("scenario", "", "serve the scripted turns of the scenario `ID|FILE` (a built-in id, or a scenario file)"),
-		scenarioDir: fs.String("scenario-dir", "", "look scenario ids up in `DIR` instead of the built-in scenarios"),
-		exhausted:   fs.String("on-exhausted", "answer", "when the script is used up: answer (the scripted model's \""+exhaustedHint+"\") or error (400, code script_exhausted)"),
+		scenarioDir: addScenarioDir(fs),
+		exhausted:   fs.String("on-exhausted", "answer", "`WHAT` to do when the script is used up: answer (the scripted model's \""+exhaustedHint+"\") or error (400, code script_exhausted)"),
 		trace:       fs.String("trace", "", "write the Trace 0.1.0 of what the server saw to `FILE` (must not exist), one exchange at a time"),
 	}
 	if withCassette {
 		f.cassette = fs.String("cassette", "", "serve the recordings of the cassette `FILE` instead of a scenario")
-		f.mode = fs.String("mode", "replay", "with --cassette: replay (a miss is an error), record (a miss is forwarded to --upstream and recorded) or live (everything forwarded, the cassette untouched)")
+		f.mode = fs.String("mode", "replay", "with --cassette, the `MODE`: replay (a miss is an error), record (a miss is forwarded to --upstream and recorded) or live (everything forwarded, the cassette untouched)")
 		f.upstream = fs.String("upstream", "", "the real endpoint's base `URL` (record and live modes), e.g. https://api.openai.com")
 	}
 	return f
@@ -68,20 +65,22 @@ func addSourceFlags(fs *pflag.FlagSet, withCassette bool) *sourceFlags {
 const exhaustedHint = "The scripted model has no remaining turns."
 
 // endpoint builds what the flags ask to serve. The returned close flushes
-// and closes the files it opened; the int is an exit code when ok is false.
-func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, closeFn func() error, code int, ok bool) {
-	nothing := func() error { return nil }
+// and closes the files it opened; abandon, for a server that never served
+// (it could not listen, the agent could not start), also removes the
+// --trace file it created, so that a corrected command can name it again.
+// The int is an exit code when ok is false; then nothing is left behind.
+func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, closeFn, abandon func() error, code int, ok bool) {
 	useCassette := f.cassette != nil && *f.cassette != ""
 	switch {
 	case useCassette && *f.scenario != "":
-		return nil, nil, usageError(e, cmd, "give --scenario or --cassette, not both"), false
+		return nil, nil, nil, usageError(e, cmd, "give --scenario or --cassette, not both"), false
 	case !useCassette && *f.scenario == "":
 		if f.cassette != nil {
-			return nil, nil, usageError(e, cmd, "--scenario or --cassette is required"), false
+			return nil, nil, nil, usageError(e, cmd, "--scenario or --cassette is required"), false
 		}
-		return nil, nil, usageError(e, cmd, "--scenario is required"), false
+		return nil, nil, nil, usageError(e, cmd, "--scenario is required"), false
 	case !useCassette && f.mode != nil && (*f.mode != "replay" || *f.upstream != ""):
-		return nil, nil, usageError(e, cmd, "--mode and --upstream go with --cassette"), false
+		return nil, nil, nil, usageError(e, cmd, "--mode and --upstream go with --cassette"), false
 	}
 	var exhausted modelserver.ExhaustedPolicy
 	switch *f.exhausted {
@@ -89,49 +88,59 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 	case "error":
 		exhausted = modelserver.ExhaustedError
 	default:
-		return nil, nil, usageError(e, cmd, "--on-exhausted must be answer or error, not %s", textsafe.Quote(*f.exhausted)), false
+		return nil, nil, nil, usageError(e, cmd, "--on-exhausted must be answer or error, not %q", *f.exhausted), false
 	}
-	var trace *os.File
-	if *f.trace != "" {
-		var err error
-		trace, err = os.OpenFile(*f.trace, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
-		if err != nil {
-			if errors.Is(err, os.ErrExist) {
-				return nil, nil, usageError(e, cmd, "--trace %s already exists: it is never overwritten; remove it or name another file", textsafe.Quote(*f.trace)), false
-			}
-			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
-			return nil, nil, exitUsage, false
+	// What to serve is read before --trace is created: a usage error leaves
+	// no empty trace file behind.
+	var sc *scenarios.Scenario
+	if useCassette {
+		if st, err := os.Stat(*f.cassette); err == nil && st.IsDir() {
+			return nil, nil, nil, usageError(e, cmd, "--cassette %v", inputError(*f.cassette, errors.New("is a directory, not a cassette file"))), false
+		}
+	} else {
+		var code int
+		var ok bool
+		if sc, code, ok = loadScenarioRef(e, cmd, *f.scenario, *f.scenarioDir); !ok {
+			return nil, nil, nil, code, false
 		}
 	}
-	closeTrace := nothing
+	closeTrace, removeTrace := func() error { return nil }, func() error { return nil }
 	var traceW io.Writer
-	if trace != nil {
-		closeTrace, traceW = trace.Close, trace
+	if *f.trace != "" {
+		trace, err := os.OpenFile(*f.trace, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if err != nil {
+			if errors.Is(err, os.ErrExist) {
+				return nil, nil, nil, usageError(e, cmd, "--trace %s already exists: it is never overwritten; remove it or name another file", textsafe.Quote(*f.trace)), false
+			}
+			fmt.Fprintf(e.stderr, "%s %s: --trace %v\n", programName, cmd, inputError(*f.trace, err))
+			return nil, nil, nil, exitUsage, false
+		}
+		traceW, closeTrace = trace, trace.Close
+		removeTrace = func() error {
+			trace.Close()
+			return os.Remove(trace.Name()) // ours: created above with O_EXCL
+		}
 	}
 	if useCassette {
 		p, err := cassette.Open(*f.cassette, cassette.Options{
 			Mode: cassette.Mode(*f.mode), Upstream: *f.upstream, Trace: traceW, Log: notes(e.stderr, cmd),
 		})
 		if err != nil {
-			closeTrace()
-			fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
-			return nil, nil, exitUsage, false
+			removeTrace()
+			errorLine(e, cmd, err)
+			return nil, nil, nil, exitUsage, false
 		}
-		return p, func() error {
+		closeAll := func() error {
 			err := p.Close()
 			if cerr := closeTrace(); err == nil {
 				err = cerr
 			}
 			return err
-		}, 0, true
-	}
-	sc, code, ok := loadScenarioRef(e, cmd, *f.scenario, *f.scenarioDir)
-	if !ok {
-		closeTrace()
-		return nil, nil, code, false
+		}
+		return p, closeAll, func() error { p.Close(); return removeTrace() }, 0, true
 	}
 	srv := modelserver.New(modelserver.ScriptOf(sc), modelserver.Options{Exhausted: exhausted, Trace: traceW, Log: notes(e.stderr, cmd)})
-	return srv, closeTrace, 0, true
+	return srv, closeTrace, removeTrace, 0, true
 }
 
 const serveDescription = "Serve the scripted turns of a scenario (or the recordings of a cassette) where\n" +
@@ -165,18 +174,18 @@ func runModelServe(e *env, args []string) int {
 
 // serve serves what src names on addr until SIGINT or SIGTERM.
 func serve(e *env, cmd string, src *sourceFlags, addr string, remote bool) int {
-	ep, closeFn, code, ok := src.endpoint(e, cmd)
+	ep, closeFn, abandon, code, ok := src.endpoint(e, cmd)
 	if !ok {
 		return code
 	}
 	ln, err := modelserver.Listen(addr, remote)
 	if err != nil {
-		closeFn()
+		abandon()
 		var re *modelserver.RemoteError
 		if errors.As(err, &re) {
-			return usageError(e, cmd, "%v", err)
+			return usageError(e, cmd, "--addr %s is not a loopback address: pass --allow-remote to listen beyond this machine (the server has no authentication)", textsafe.Quote(re.Addr))
 		}
-		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, err)
+		errorLine(e, cmd, fmt.Errorf("--addr: %w", err))
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -236,21 +245,22 @@ func runModelRun(e *env, args []string) int {
 	if len(argv) == 0 {
 		return usageError(e, "model run", "no agent command: give it after --")
 	}
-	ep, closeFn, code, ok := src.endpoint(e, "model run")
+	ep, closeFn, abandon, code, ok := src.endpoint(e, "model run")
 	if !ok {
 		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := modelserver.Run(ctx, ep, modelserver.Command{Args: argv, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr})
-	cerr := closeFn()
 	var se *modelserver.StartError
-	switch {
-	case errors.As(err, &se):
-		fmt.Fprintf(e.stderr, "%s model run: %v\n", programName, err)
+	if errors.As(err, &se) {
+		abandon() // nothing was served: no trace to keep
+		errorLine(e, "model run", err)
 		return exitUsage
-	case err != nil:
-		fmt.Fprintf(e.stderr, "%s model run: %v\n", programName, err)
+	}
+	cerr := closeFn()
+	if err != nil {
+		errorLine(e, "model run", err)
 		return exitFailed
 	}
 	writeReport(e.stderr, "model run", res.Report)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tracecheck/tracecheck/golden"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/scenarios"
 	"github.com/tracecheck/tracecheck/verify"
@@ -50,8 +50,9 @@ func runRender(e *env, args []string) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s render: %s: %s\n", programName, textsafe.Quote(sc.ID), verify.SafeLines(err.Error()))
 	} else {
-		block, _ := json.MarshalIndent(obs, "", "  ")
-		lines := strings.Split(unescapeHTML(string(block)), "\n")
+		var block strings.Builder
+		jsonout.Write(&block, obs)
+		lines := strings.Split(strings.TrimSuffix(block.String(), "\n"), "\n")
 		for i, l := range lines {
 			lines[i] = golden.SafeJSON(l) // the indented JSON's lines hold no newline of their own
 		}
@@ -66,12 +67,6 @@ func runRender(e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// unescapeHTML undoes encoding/json's HTML escaping of <, > and &, which
-// a scenario file does not need.
-func unescapeHTML(s string) string {
-	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(s)
 }
 
 // loadScenarioRef reads the scenario ref names: a scenario file when ref

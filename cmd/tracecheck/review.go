@@ -64,7 +64,7 @@ func runReview(e *env, args []string) int {
 		if f, ok := e.stdin.(*os.File); ok {
 			restore, err := term.KeyMode(f)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "%s review: %v\n", programName, err)
+				errorLine(e, "review", err)
 				return exitFailed
 			}
 			defer restore()

@@ -30,16 +30,12 @@ func sessionCommands() []command {
 	}
 }
 
-func sessionUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s session SUBCOMMAND --dir DIR [flags]\n\n", programName)
-	fmt.Fprintf(w, "A session store is a directory holding one append-only JSONL file per session\n")
-	fmt.Fprintf(w, "(docs/session-store.md). Subcommands:\n")
-	for _, c := range sessionCommands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "\nRun '%s session SUBCOMMAND --help' for its flags.\n", programName)
-	fmt.Fprintf(w, "Exit status: 0 ok, 1 an event or a session was rejected (or the session is\nlocked), 2 usage error or unknown session.\n")
-}
+var sessionUsage = groupUsage("session", "SUBCOMMAND --dir DIR [flags]",
+	"A session store is a directory holding one append-only JSONL file per session\n"+
+		"(docs/session-store.md). Subcommands:",
+	sessionCommands, "",
+	"Exit status: 0 ok, 1 an event or a session was rejected (or the session is\n"+
+		"locked), 2 usage error or unknown session.")
 
 func runSession(e *env, args []string) int {
 	return dispatch(e, args, sessionCommands(), "session", sessionUsage)
@@ -138,7 +134,7 @@ func runSessionAppend(e *env, args []string) int {
 	}
 	st, err := store.Create(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session append: %v\n", programName, err)
+		errorLine(e, "session append", err)
 		return exitUsage
 	}
 	w, err := st.OpenWriter(*session, store.WriterOptions{Create: true, Repair: *repair})
@@ -210,15 +206,13 @@ func runSessionAppend(e *env, args []string) int {
 func needStore(e *env, fs *pflag.FlagSet, dir, session string, needSession bool) (int, bool) {
 	switch {
 	case dir == "":
-		fmt.Fprintf(e.stderr, "%s %s: --dir is required\n", programName, fs.Name())
+		return usageError(e, fs.Name(), "--dir is required"), false
 	case needSession && session == "":
-		fmt.Fprintf(e.stderr, "%s %s: --session is required\n", programName, fs.Name())
+		return usageError(e, fs.Name(), "--session is required"), false
 	case fs.NArg() > 0:
-		fmt.Fprintf(e.stderr, "%s %s: unexpected arguments: everything is given as flags (append reads its events from standard input)\n", programName, fs.Name())
-	default:
-		return 0, true
+		return usageError(e, fs.Name(), "unexpected argument %s: everything is given as flags (append reads its events from standard input)", q(fs.Arg(0))), false
 	}
-	return exitUsage, false
+	return 0, true
 }
 
 // lineReader reads stdin lines with their numbers, each at most
@@ -308,13 +302,13 @@ func runSessionCheck(e *env, args []string) int {
 	}
 	st, err := store.Open(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session check: %v\n", programName, err)
+		errorLine(e, "session check", err)
 		return exitUsage
 	}
 	ids := []string{*session}
 	if *session == "" {
 		if ids, err = st.Sessions(); err != nil {
-			fmt.Fprintf(e.stderr, "%s session check: %v\n", programName, err)
+			errorLine(e, "session check", err)
 			return exitFailed
 		}
 		if len(ids) == 0 {
@@ -352,7 +346,7 @@ func describeRuns(runs []store.Run) string {
 }
 
 func runSessionResume(e *env, args []string) int {
-	fs := newFlags(e, "session resume", "session resume --dir DIR --session ID [--message TEXT] [--run-id ID] [flags]",
+	fs := newFlags(e, "session resume", "session resume --dir DIR --session ID [--message TEXT] [--run-id ID] [--format text|json] [flags]",
 		"Resume session ID in a new run (chapter 20 of the TypeScript harness). The\n"+
 			"model-visible history is rebuilt from the file alone, replaying\n"+
 			"context.compact; every tool call left without a result is answered by a\n"+
@@ -369,16 +363,20 @@ func runSessionResume(e *env, args []string) int {
 			"--compact-* settings. An unknown session is exit 2 and creates nothing.")
 	dir, session := storeFlags(fs)
 	message := fs.String("message", "", "the new user message `TEXT`; none when empty")
-	runID := fs.String("run-id", "", "the new run's run_id (default: run-<12 random hex digits>)")
+	runID := fs.String("run-id", "", "the new run's run_id `ID` (default: run-<12 random hex digits>)")
 	repair := fs.Bool("repair", false, "repair a torn tail first")
 	history := historyFlags(fs)
 	clock := fs.String("clock", "", "timestamps `T0`+sequence seconds (RFC 3339, such as 2026-08-11T00:00:00Z) instead of the wall clock")
-	asJSON := fs.Bool("json", false, "print the outcome as one JSON object")
+	format := formatFlag(fs, "text", "json")
+	asJSON := fs.Bool("json", false, "print the outcome as one JSON object (the same as --format json)")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
 	if code, ok := needStore(e, fs, *dir, *session, true); !ok {
 		return code
+	}
+	if !jsonAlias(e, fs, "session resume", asJSON, format) {
+		return exitUsage
 	}
 	opts := reducer.ResumeOptions{RunID: *runID, Message: *message, Repair: *repair, History: history()}
 	if *clock != "" {
@@ -392,7 +390,7 @@ func runSessionResume(e *env, args []string) int {
 	}
 	st, err := store.Open(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session resume: %v\n", programName, err)
+		errorLine(e, "session resume", err)
 		return exitUsage
 	}
 	res, err := reducer.Resume(st, *session, opts)
@@ -432,7 +430,7 @@ func runSessionResume(e *env, args []string) int {
 // historyFlags adds the flags of the history configuration the journal
 // does not record, and returns a function that reads them.
 func historyFlags(fs *pflag.FlagSet) func() reducer.HistoryConfig {
-	system := fs.String("system-prompt", "", "the system prompt the session's runs used")
+	system := fs.String("system-prompt", "", "the system prompt `TEXT` the session's runs used")
 	trigger := newRangedInt(fs, "compact-trigger", 0, 0, math.MaxInt32, "the compactor's trigger_chars (`N`)")
 	keep := newRangedInt(fs, "compact-keep", 0, 0, math.MaxInt32, "the compactor's keep_recent_messages (`N`)")
 	summary := fs.String("compact-summary", "", "the compactor's (fixed) summary `TEXT`")
@@ -468,7 +466,7 @@ func runSessionCheckpoint(e *env, args []string) int {
 	}
 	st, err := store.Open(*dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s session checkpoint: %v\n", programName, err)
+		errorLine(e, "session checkpoint", err)
 		return exitUsage
 	}
 	w, err := st.OpenWriter(*session, store.WriterOptions{Repair: *repair, CheckpointMinEvents: -1})
@@ -496,14 +494,13 @@ func runSessionCheckpoint(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "%s session checkpoint: %v%s\n", programName, err, hint(err))
 		return exitFailed
 	}
-	from := "every event"
-	if how.FromProjection {
-		from = "the previous checkpoint's history"
-	}
-	if how.TooLarge {
+	switch {
+	case how.TooLarge:
 		fmt.Fprintf(e.stdout, "history not kept: larger than the %d bytes a checkpoint keeps (resume rebuilds it from the file)\n", store.MaxProjectionBytes)
-	} else {
-		fmt.Fprintf(e.stdout, "history rebuilt from %s and %d event(s)\n", from, how.Read)
+	case how.FromProjection:
+		fmt.Fprintf(e.stdout, "history rebuilt from the previous checkpoint's history and the %d event(s) after it\n", how.Read)
+	default:
+		fmt.Fprintf(e.stdout, "history rebuilt from the file's %d event(s)\n", how.Read)
 	}
 	if cw.ProjectionDropped {
 		fmt.Fprintf(e.stdout, "history left out: the checkpoint would have been larger than %d bytes with it\n", store.MaxCheckpointBytes)

@@ -235,13 +235,13 @@ func TestSessionCheckpoint(t *testing.T) {
 	id := "session-s03-tool-dispatch"
 	cp := []string{"session", "checkpoint", "--dir", dirs[0], "--session", id}
 	code, stdout, stderr := runCmd(t, "", cp...)
-	if code != exitOK || !strings.Contains(stdout, "history rebuilt from every event and 5 event(s)\n") ||
+	if code != exitOK || !strings.Contains(stdout, "history rebuilt from the file's 5 event(s)\n") ||
 		!strings.Contains(stdout, ".checkpoint: 5 events, "+strconv.Itoa(len(data))+" bytes, 1 run(s)\n") {
 		t.Fatalf("first checkpoint: %d %q %q", code, stdout, stderr)
 	}
 	code, stdout, stderr = runCmd(t, "", cp...)
 	if code != exitOK || !strings.Contains(stdout, "opened from the previous checkpoint (5 events) and 0 after it\n") ||
-		!strings.Contains(stdout, "history rebuilt from the previous checkpoint's history and 0 event(s)\n") {
+		!strings.Contains(stdout, "history rebuilt from the previous checkpoint's history and the 0 event(s) after it\n") {
 		t.Fatalf("second checkpoint: %d %q %q", code, stdout, stderr)
 	}
 	var outs []string
@@ -537,11 +537,11 @@ func TestSessionFlagRanges(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"session", "resume", "--session", id, "--compact-trigger", "-5"}, `invalid argument "-5" for "--compact-trigger" flag: must be an integer from 0 to 2147483647`},
-		{[]string{"session", "resume", "--session", id, "--compact-keep", "-1", "--compact-trigger", "10"}, `"--compact-keep" flag: must be an integer from 0 to 2147483647`},
-		{[]string{"session", "checkpoint", "--session", id, "--compact-trigger", "x"}, `"--compact-trigger" flag: must be an integer from 0 to 2147483647`},
-		{[]string{"session", "append", "--session", id, "--batch", "99999999999999999999"}, `"--batch" flag: must be an integer from 1 to 1000000`},
-		{[]string{"session", "append", "--session", id, "--batch", "0"}, `"--batch" flag: must be an integer from 1 to 1000000`},
+		{[]string{"session", "resume", "--session", id, "--compact-trigger", "-5"}, `--compact-trigger must be an integer from 0 to 2147483647, not "-5"`},
+		{[]string{"session", "resume", "--session", id, "--compact-keep", "-1", "--compact-trigger", "10"}, `--compact-keep must be an integer from 0 to 2147483647, not "-1"`},
+		{[]string{"session", "checkpoint", "--session", id, "--compact-trigger", "x"}, `--compact-trigger must be an integer from 0 to 2147483647, not "x"`},
+		{[]string{"session", "append", "--session", id, "--batch", "99999999999999999999"}, `--batch must be an integer from 1 to 1000000, not "99999999999999999999"`},
+		{[]string{"session", "append", "--session", id, "--batch", "0"}, `--batch must be an integer from 1 to 1000000, not "0"`},
 		{[]string{"session", "resume", "--session", id, "--clock", "2026-08-11 00:00"}, `--clock: 2026-08-11 00:00 is not an RFC 3339 time such as 2026-08-11T00:00:00Z (see 'tracecheck session resume --help')`},
 	} {
 		code, stdout, stderr := runCmd(t, lines[0], append(tc.args, "--dir", dir)...)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tracecheck/tracecheck/internal/cireport"
+	"github.com/tracecheck/tracecheck/internal/jsonout"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -21,22 +21,49 @@ import (
 )
 
 // openInput opens FILE, or standard input for "-". The name is what error
-// messages call it.
+// messages call it. Its errors read "FILE: why" (inputError); every one is
+// a usage error (exit 2) for the caller.
 func openInput(e *env, path string) (io.ReadCloser, string, error) {
 	if path == "-" {
 		return io.NopCloser(e.stdin), "<stdin>", nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, path, err
+		return nil, path, inputError(path, err)
 	}
 	// A directory opens fine and fails on the first read; say so up front,
 	// as the usage error it is.
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
-		return nil, path, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory, not a JSONL file")}
+		return nil, path, inputError(path, errIsDir)
 	}
 	return f, path, nil
+}
+
+// openFile is openInput for a command that stops at the first file it
+// cannot read: the error is one line on stderr, "tracecheck CMD: FILE:
+// why", and ok is false (exit 2).
+func openFile(e *env, cmd, path string) (io.ReadCloser, string, bool) {
+	r, name, err := openInput(e, path)
+	if err != nil {
+		errorLine(e, cmd, err)
+		return nil, name, false
+	}
+	return r, name, true
+}
+
+// errIsDir is why a directory given as FILE cannot be read.
+var errIsDir = errors.New("is a directory, not a JSONL file")
+
+// inputError says why FILE cannot be read as every command says it:
+// "FILE: why", the name quoted when it needs to be (textsafe), without
+// the system call ("open", "stat") that found out.
+func inputError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", textsafe.Quote(path), err)
 }
 
 func runValidate(e *env, args []string) int {
@@ -54,14 +81,9 @@ func runValidate(e *env, args []string) int {
 			"standard input, once. Exit 0 when every file is valid, 1 when any is not, 2 on\n"+
 			"usage errors (a missing file included).")
 	quiet := fs.BoolP("quiet", "q", false, "text format: print nothing for valid files")
-	format := fs.String("format", "text", "output `FORMAT`: text, json, junit or github")
+	format := formatFlag(fs, "text", "json", "junit", "github")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	switch *format {
-	case "text", "json", "junit", "github":
-	default:
-		return usageError(e, "validate", "--format must be text, json, junit or github, not %s", textsafe.Quote(*format))
 	}
 	if fs.NArg() == 0 {
 		return usageError(e, "validate", "no FILE given")
@@ -109,7 +131,7 @@ func runValidate(e *env, args []string) int {
 		err = cireport.WriteGitHub(e.stdout, validateAnnotations(results))
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck validate: %v\n", err)
+		errorLine(e, "validate", err)
 		return exitFailed
 	}
 	return status
@@ -135,10 +157,7 @@ type problem struct {
 }
 
 func writeValidateJSON(w io.Writer, ok bool, results []fileResult) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
+	return jsonout.Write(w, struct {
 		OK    bool         `json:"ok"`
 		Files []fileResult `json:"files"`
 	}{ok, results})
@@ -219,7 +238,7 @@ func oneFile(e *env, fs *pflag.FlagSet, cmd string) (string, bool) {
 }
 
 func runReplay(e *env, args []string) int {
-	fs := newFlags(e, "replay", "replay FILE [--run RUN_ID] [--through N] [--json] [--checkpoint PATH [--verify-prefix]]",
+	fs := newFlags(e, "replay", "replay FILE [--run RUN_ID] [--through N] [--format text|json] [--checkpoint PATH [--verify-prefix]]",
 		"Replay a single-run journal and print the view it rebuilds: user messages,\n"+
 			"assistant messages (a streamed response counts once, by its final delta), tool\n"+
 			"results, stop reason, and the fingerprint of the replayed prefix. The file is\n"+
@@ -233,7 +252,8 @@ func runReplay(e *env, args []string) int {
 			"--checkpoint cannot be combined with --run. The journal itself is never changed.\n\n"+
 			runHelp)
 	through := fs.Int64("through", 0, "replay events 0..`N` only (inclusive)")
-	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object")
+	format := formatFlag(fs, "text", "json")
+	asJSON := fs.Bool("json", false, "print the ReplayState as one JSON object (the same as --format json)")
 	cpPath := fs.String("checkpoint", "", "read and refresh a replay checkpoint in `PATH`")
 	verifyPrefix := fs.Bool("verify-prefix", false, "with --checkpoint: also rehash the whole checkpointed prefix before trusting it")
 	run := runFlag(fs)
@@ -242,6 +262,9 @@ func runReplay(e *env, args []string) int {
 	}
 	path, ok := oneFile(e, fs, "replay")
 	if !ok {
+		return exitUsage
+	}
+	if !jsonAlias(e, fs, "replay", asJSON, format) {
 		return exitUsage
 	}
 	if *verifyPrefix && *cpPath == "" {
@@ -266,11 +289,11 @@ func runReplay(e *env, args []string) int {
 			return code
 		}
 	} else {
-		r, name, err := openInput(e, path)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "tracecheck replay: %s\n", journal.SafeText(err.Error()))
+		r, name, ok := openFile(e, "replay", path)
+		if !ok {
 			return exitUsage
 		}
+		var err error
 		p, err = reducer.StreamReplay(r, name, opt)
 		r.Close()
 		if code := streamError(e, "replay", "--through", err); code != exitOK {
@@ -291,6 +314,18 @@ func runReplay(e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// jsonAlias folds --json into --format: --json is --format json, and
+// asking for both json and text is a usage error. It leaves *asJSON true
+// when the output is JSON.
+func jsonAlias(e *env, fs *pflag.FlagSet, cmd string, asJSON *bool, format *string) bool {
+	if *asJSON && fs.Changed("format") && *format != "json" {
+		usageError(e, cmd, "--json is --format json; it does not go with --format %s", *format)
+		return false
+	}
+	*asJSON = *asJSON || *format == "json"
+	return true
 }
 
 // streamError reports the error of a streaming replay or branch: a
@@ -346,9 +381,8 @@ func runFingerprint(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck fingerprint: %s\n", journal.SafeText(err.Error()))
+	r, name, ok := openFile(e, "fingerprint", path)
+	if !ok {
 		return exitUsage
 	}
 	defer r.Close()
@@ -378,12 +412,10 @@ func runBranch(e *env, args []string) int {
 		return exitUsage
 	}
 	if !fs.Changed("at") {
-		fmt.Fprintln(e.stderr, "tracecheck branch: --at is required")
-		return exitUsage
+		return usageError(e, "branch", "--at is required")
 	}
-	r, name, err := openInput(e, path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracecheck branch: %s\n", journal.SafeText(err.Error()))
+	r, name, ok := openFile(e, "branch", path)
+	if !ok {
 		return exitUsage
 	}
 	b, err := reducer.StreamBranchRun(r, name, *run, *at, *id)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -36,8 +37,8 @@ func TestValidateCommand(t *testing.T) {
 		{"gap", []string{"validate", "../../testdata/bad/sequence-gap.jsonl"}, "", exitFailed, "",
 			"sequence-gap.jsonl:3: SEQUENCE_GAP event evt-002 at /sequence: sequence 4 where 2 was expected"},
 		{"one bad of two", []string{"validate", s07, "../../testdata/bad/torn-tail.jsonl"}, "", exitFailed, "ok " + s07, "torn-tail.jsonl:3: TORN_TAIL"},
-		{"missing file", []string{"validate", "nope.jsonl"}, "", exitUsage, "", "open nope.jsonl: no such file"},
-		{"directory", []string{"validate", "../../testdata"}, "", exitUsage, "", "open ../../testdata: is a directory"},
+		{"missing file", []string{"validate", "nope.jsonl"}, "", exitUsage, "", "tracecheck validate: nope.jsonl: no such file or directory\n"},
+		{"directory", []string{"validate", "../../testdata"}, "", exitUsage, "", "tracecheck validate: ../../testdata: is a directory, not a JSONL file\n"},
 		{"no file", []string{"validate"}, "", exitUsage, "", "no FILE given"},
 		{"bad flag", []string{"validate", "--frob", s07}, "", exitUsage, "", "unknown flag"},
 	}
@@ -96,10 +97,7 @@ func TestFingerprintCommand(t *testing.T) {
 // The fingerprint is defined by Python's json.dumps; when python3 is on the
 // machine, compute it there and compare, plain and normalized.
 func TestFingerprintMatchesPython(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found: the Python oracle check is skipped")
-	}
+	py := testenv.Python(t, "the Python oracle check is skipped")
 	script := `
 import hashlib, json, sys
 events = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
@@ -405,7 +403,7 @@ func TestValidateFormats(t *testing.T) {
 	if code, stdout, _ := runCmd(t, "", "validate", "--format", "json", s07); code != exitOK || !strings.Contains(stdout, `"ok": true`) {
 		t.Errorf("json, valid file: exit %d\n%s", code, stdout)
 	}
-	if code, _, stderr := runCmd(t, "", "validate", "--format", "yaml", s07); code != exitUsage || !strings.Contains(stderr, "--format must be text, json, junit or github") {
+	if code, _, stderr := runCmd(t, "", "validate", "--format", "yaml", s07); code != exitUsage || !strings.Contains(stderr, "--format must be text, json, junit or github, not \"yaml\"") {
 		t.Errorf("bad format: exit %d, %q", code, stderr)
 	}
 }

@@ -34,7 +34,7 @@ Where scenarios and goldens come from (the first output line says it): inside th
 tracecheck module (found by walking up from the working directory) both from its
 working tree, scenarios/*.json and golden/; outside it both from the copies
 embedded in the binary (read-only). --scenario-dir and --golden-dir override each;
-both directories must exist.
+both directories must exist, and a scenario directory must hold a scenario.
 
 --cases DIR also runs the command cases of DIR (DIR/<id>.json, described by
 schema/case.schema.json): each runs a command (your agent, any language), takes
@@ -98,12 +98,9 @@ func runVerify(e *env, args []string) int {
 	unref := fs.String("unreferenced", "", "what to do with a golden no scenario renders: `MODE` warn, reject or delete (default: reject in CI, else warn)")
 	prune := fs.Bool("prune", false, "deprecated: the same as --unreferenced=delete")
 	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario or case that differed, and a side-by-side diff page <id>.diff.html, in `DIR` (created when missing)")
-	format := fs.String("format", "text", "output `FORMAT`: "+strings.Join(verify.Formats(), ", "))
+	format := formatFlag(fs, verify.Formats()...)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
-	}
-	if !slices.Contains(verify.Formats(), *format) {
-		return usageError(e, "verify", "--format must be one of %s, not %q", strings.Join(verify.Formats(), ", "), *format)
 	}
 	mode, err := verify.ParseUpdateMode(*update)
 	if err != nil {
@@ -200,7 +197,7 @@ func runVerify(e *env, args []string) int {
 		root = loc.Root
 	}
 	if err := rep.Write(e.stdout, *format, root); err != nil {
-		fmt.Fprintf(e.stderr, "%s verify: %v\n", programName, err)
+		errorLine(e, "verify", err)
 		return exitFailed
 	}
 	verifyNotes(e, rep, unrefExplicit, *artifacts)
@@ -323,12 +320,17 @@ func loadCases(e *env, loc *verify.Locations) ([]*cases.Case, int, bool) {
 }
 
 // loadScenarios reads every scenario of src; problems in scenario files
-// are reported one per line (file, JSON pointer, message), exit 2.
+// are reported one per line (file, JSON pointer, message), exit 2. A
+// directory that holds no scenario is a usage error too (a mistyped
+// --scenario-dir would otherwise verify nothing and pass).
 func loadScenarios(e *env, cmd string, src scenarios.Source) ([]*scenarios.Scenario, int, bool) {
 	all, err := src.Load()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s %s: %s\n", programName, cmd, verify.SafeLines(err.Error()))
 		return nil, exitUsage, false
+	}
+	if len(all) == 0 {
+		return nil, usageError(e, cmd, "%s holds no scenario file (<id>.json)", textsafe.Quote(src.Dir())), false
 	}
 	return all, 0, true
 }

@@ -228,7 +228,7 @@ func TestVerifyUsageErrors(t *testing.T) {
 		msg  string
 	}{
 		{"unknown scenario", []string{"verify", "--golden-dir", dir, "s99-nope"}, `unknown scenario "s99-nope" (known: approval-denied, `},
-		{"bad format", []string{"verify", "--golden-dir", dir, "--format", "xml"}, "--format must be one of text, json, junit, github"},
+		{"bad format", []string{"verify", "--golden-dir", dir, "--format", "xml"}, "--format must be text, json, junit or github, not \"xml\""},
 		{"bad update", []string{"verify", "--update=sometimes"}, `--update must be one of auto, new, always, no, not "sometimes"`},
 		{"update value without =", []string{"verify", "--golden-dir", dir, "--update", "new"}, `"new" after a bare --update is taken as a scenario id: write --update=new`},
 		{"bad unreferenced", []string{"verify", "--unreferenced=ignore"}, `--unreferenced must be one of warn, reject, delete`},

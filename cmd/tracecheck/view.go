@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/tracecheck/tracecheck/agentlog"
@@ -61,9 +59,9 @@ func runView(e *env, args []string) int {
 		st, err := os.Stat(f)
 		switch {
 		case err != nil:
-			return usageError(e, "view", "%s", pathErr(err, f))
+			return usageError(e, "view", "%v", inputError(f, err))
 		case st.IsDir():
-			return usageError(e, "view", "%s: is a directory, not a JSONL file", textsafe.Quote(f))
+			return usageError(e, "view", "%v", inputError(f, errIsDir))
 		}
 		if *out != "" && sameFile(f, *out) {
 			return usageError(e, "view", "-o %s is one of the input files; it would be overwritten", textsafe.Quote(*out))
@@ -81,7 +79,7 @@ func runView(e *env, args []string) int {
 		for i, f := range files {
 			b, err := readLimited(f, maxDiffBytes)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				errorLine(e, "view", err)
 				return exitFailed
 			}
 			data[i] = b
@@ -101,7 +99,7 @@ func runView(e *env, args []string) int {
 		for i, f := range files {
 			src, cleanup, err := viewSource(f)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+				errorLine(e, "view", err)
 				return exitFailed
 			}
 			defer cleanup()
@@ -109,7 +107,7 @@ func runView(e *env, args []string) int {
 		}
 		p, err := view.Build(srcs, view.Options{Through: *through, HasThrough: fs.Changed("through")})
 		if err != nil {
-			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			errorLine(e, "view", err)
 			return exitFailed
 		}
 		write = p.WriteHTML
@@ -121,7 +119,7 @@ func runView(e *env, args []string) int {
 
 	if *out == "" {
 		if err := write(e.stdout); err != nil {
-			fmt.Fprintf(e.stderr, "%s view: %v\n", programName, err)
+			errorLine(e, "view", err)
 			return exitFailed
 		}
 		fmt.Fprintf(e.stderr, "%s view: %s\n", programName, summary)
@@ -133,15 +131,6 @@ func runView(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stderr, "%s view: wrote %s (%s)\n", programName, textsafe.Quote(*out), summary)
 	return status
-}
-
-// pathErr says why a FILE cannot be read, naming it quoted.
-func pathErr(err error, name string) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("%s: %v", textsafe.Quote(name), pe.Err)
-	}
-	return err.Error()
 }
 
 func sameFile(a, b string) bool {

@@ -69,7 +69,7 @@ func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error 
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	renamed = true
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync directory: %w", path, err)
 	}
 	return nil
@@ -82,14 +82,15 @@ func Rename(oldpath, newpath string) error {
 	if err := os.Rename(oldpath, newpath); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Dir(newpath)); err != nil {
+	if err := SyncDir(filepath.Dir(newpath)); err != nil {
 		return fmt.Errorf("rename %s: sync directory: %w", newpath, err)
 	}
 	return nil
 }
 
-// syncDir fsyncs a directory, making a rename in it durable.
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory, making the entries created, renamed or
+// removed in it durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

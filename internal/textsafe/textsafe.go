@@ -48,6 +48,84 @@ func Plain(s string) bool {
 	return true
 }
 
+// Displayable reports whether s can go to a terminal as it is: valid UTF-8
+// made of printable characters (spaces included), none of them a
+// formatting character. Unlike Plain it allows quote marks, backslashes and
+// spaces at either end: it is the test for prose, not for a value that must
+// stand apart from the text around it.
+func Displayable(s string) bool {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return false
+			}
+		}
+		if !safeRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Escape returns s with every character Quote would escape (a control
+// character, an invalid byte, a bidirectional or invisible formatting
+// character) replaced by the escape Quote writes for it, and everything
+// else, quote marks, backslashes and spaces included, as it is, with no
+// quotes around it: for prose that quotes input (a schema library's
+// message, a JSON line, a line of a program's stderr), which must stay
+// readable and on one line.
+func Escape(s string) string {
+	if Displayable(s) {
+		return s
+	}
+	buf := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r != utf8.RuneError || size > 1) && safeRune(r) {
+			buf = append(buf, s[i:i+size]...)
+		} else {
+			q := quote(s[i : i+size])
+			buf = append(buf, q[1:len(q)-1]...)
+		}
+		i += size
+	}
+	return string(buf)
+}
+
+// EscapeJSON returns a JSON text (a trace line, a field's value) safe to
+// print with its meaning as JSON kept: every character Escape would escape
+// becomes a JSON \uXXXX escape (a surrogate pair beyond U+FFFF, \ufffd for
+// a byte that is not UTF-8, which is what a JSON reader makes of it);
+// everything else, quote marks and backslashes included, stays as it is.
+// Inside a JSON string the result is the same string; outside one, the
+// text was not JSON to begin with.
+func EscapeJSON(s string) string {
+	if Displayable(s) {
+		return s
+	}
+	const hex = "0123456789abcdef"
+	u := func(buf []byte, r rune) []byte {
+		return append(buf, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+	}
+	buf := make([]byte, 0, len(s)+12)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			buf = u(buf, utf8.RuneError)
+		case safeRune(r):
+			buf = append(buf, s[i:i+size]...)
+		case r > 0xffff:
+			r -= 0x10000
+			buf = u(u(buf, 0xd800+(r>>10)&0x3ff), 0xdc00+r&0x3ff)
+		default:
+			buf = u(buf, r)
+		}
+		i += size
+	}
+	return string(buf)
+}
+
 // safeRune: printable and not a formatting character (Cf: bidi overrides,
 // zero-width joiners, the BOM), which display as nothing or reorder text.
 func safeRune(r rune) bool {

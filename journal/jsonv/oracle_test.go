@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tracecheck/tracecheck/internal/testenv"
 )
 
 // oracleScript prints, for every input line, Python's sorted and unsorted
@@ -31,10 +33,7 @@ for line in open(sys.argv[1], 'rb').read().split(b'\n')[:-1]:
 // Canonicalizer against CPython's json module on inputs chosen to exercise
 // every escaping, number spelling and key ordering rule.
 func TestPythonOracle(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found: ", err)
-	}
+	py := testenv.Python(t, "the Python oracle check is skipped")
 	cases := oracleCases()
 	var in bytes.Buffer
 	for _, c := range cases {

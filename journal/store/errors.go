@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
@@ -171,35 +169,10 @@ func q(s string) string { return textsafe.Quote(s) }
 
 // printable escapes, in a whole message, every character that textsafe
 // would not print as is (controls, DEL, formatting characters such as
-// bidirectional overrides, invalid UTF-8), without quoting the message:
-// the IDs in it are already quoted, but a cause's text (a schema error
-// citing the offending value, say) may hold input too.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return !displays(r) }) && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case displays(r):
-			b.WriteString(s[i : i+size])
-		case r < 0x80:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// displays reports whether r prints as itself on one line.
-func displays(r rune) bool {
-	return (r == ' ' || unicode.IsPrint(r)) && !unicode.Is(unicode.Cf, r)
-}
+// bidirectional overrides, invalid UTF-8), without quoting the message
+// (textsafe.Escape): the IDs in it are already quoted, but a cause's text
+// (a schema error citing the offending value, say) may hold input too.
+func printable(s string) string { return textsafe.Escape(s) }
 
 // describe formats a journal error without its file and line.
 func describe(je *journal.Error) string {

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tracecheck/tracecheck/internal/atomicfile"
 )
 
 // errWouldBlock is returned by lock when another open file holds a
@@ -41,15 +43,6 @@ func lock(f *os.File, exclusive bool) error {
 	return lerr
 }
 
-// syncDir fsyncs a directory, making the entries created in it durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+// syncDir fsyncs a directory, making the entries created in it durable
+// (atomicfile.SyncDir).
+func syncDir(dir string) error { return atomicfile.SyncDir(dir) }

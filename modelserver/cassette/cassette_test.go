@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/modelserver"
@@ -283,10 +283,7 @@ func TestCanonicalKey(t *testing.T) {
 // cassette is a committed golden, testdata/modelserver/cassette-s03.jsonl),
 // then replays it to the same agent with no upstream at all.
 func TestExampleAgentCassette(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("SKIPPED: the example agent needs python3, which is not on PATH")
-	}
+	py := testenv.Python(t, "the example agent needs it")
 	all, err := scenarios.Builtin()
 	if err != nil {
 		t.Fatal(err)

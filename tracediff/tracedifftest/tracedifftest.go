@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/tracecheck/tracecheck/internal/testenv"
 )
 
 // RandomAgent is the agent that writes random ids, wall-clock timestamps,
@@ -21,11 +23,7 @@ const RandomAgent = "random_agent.py"
 // Python returns the path of python3, or skips the test saying why.
 func Python(tb testing.TB) string {
 	tb.Helper()
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		tb.Skipf("SKIP: python3 is not installed (%v); the agent tests need it", err)
-	}
-	return p
+	return testenv.Python(tb, "the agent tests need it")
 }
 
 // AgentDir is the absolute path of testdata/agents.
