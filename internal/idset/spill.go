@@ -1,0 +1,379 @@
+package idset
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+)
+
+// The spill holds one record per id (hash, ordinal, reference), the set's
+// exact memory of what was added: the filter is rebuilt from it and every
+// "maybe" is settled by it. Records are buffered in memory per shard and
+// written, when a shard's buffer is full, as a generation: a temporary
+// file holding all buffered records grouped by partition (the top
+// partBits of the hash), with the partition boundaries kept in memory. A
+// lookup reads one partition of each generation; a shard rebuild reads a
+// contiguous run of partitions. Generations are merged four at a time
+// (partition by partition, sequentially), so there are at most 3 per level
+// and log4(ids/buffer) levels.
+//
+// In own mode (no Source) the spill also keeps each id's bytes, with the
+// caller's position, in an append-only file; the record's reference is the
+// offset there. Temporary files are unlinked as soon as they are created,
+// so nothing is left behind whatever happens to the process.
+
+const (
+	shardBits     = 6
+	nShards       = 1 << shardBits
+	partBits      = 10
+	nParts        = 1 << partBits
+	partsPerShard = nParts / nShards
+	recSize       = 24
+	counterFlag   = 1 << 63 // in rec.ord: a counter id's record (positions only)
+	mergeFan      = 4
+	idArenaFlush  = 1 << 20
+)
+
+type rec struct{ h, ord, ref uint64 }
+
+func (r rec) counter() bool   { return r.ord&counterFlag != 0 }
+func (r rec) ordinal() uint64 { return r.ord &^ counterFlag }
+
+type gen struct {
+	f     *os.File
+	level int
+	off   [nParts + 1]uint64 // record index where each partition starts
+}
+
+func (g *gen) count() uint64 { return g.off[nParts] }
+
+type spill struct {
+	dir    string
+	bufCap int
+	buf    []rec // shard s uses buf[s*bufCap : s*bufCap+blen[s]]
+	blen   [nShards]int
+	gens   []*gen
+
+	own     bool
+	ids     *os.File
+	idArena []byte
+	idBase  uint64 // bytes of the id stream already in ids
+
+	rd    []byte // read scratch
+	bytes int64  // bytes of spill files now on disk
+}
+
+func newSpill(dir string, perShard int, own bool) *spill {
+	return &spill{dir: dir, bufCap: perShard, buf: make([]rec, nShards*perShard), own: own}
+}
+
+func (sp *spill) tempFile() (*os.File, error) {
+	dir := sp.dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, "tracecheck-idset-*")
+	if err != nil {
+		return nil, fmt.Errorf("idset: spill file: %w", err)
+	}
+	// Unlinked while open: the space is freed when the file is closed or
+	// the process ends, however it ends.
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("idset: spill file: %w", err)
+	}
+	return f, nil
+}
+
+func (sp *spill) close() {
+	for _, g := range sp.gens {
+		g.f.Close()
+	}
+	sp.gens = nil
+	if sp.ids != nil {
+		sp.ids.Close()
+		sp.ids = nil
+	}
+}
+
+// add buffers a record, writing a generation first when its shard's buffer
+// is full.
+func (sp *spill) add(r rec) error {
+	s := int(r.h >> (64 - shardBits))
+	if sp.blen[s] == sp.bufCap {
+		if err := sp.flush(); err != nil {
+			return err
+		}
+	}
+	sp.buf[s*sp.bufCap+sp.blen[s]] = r
+	sp.blen[s]++
+	return nil
+}
+
+func (sp *spill) shardBuf(s int) []rec { return sp.buf[s*sp.bufCap : s*sp.bufCap+sp.blen[s]] }
+
+// appendID keeps id with the caller's position (own mode) and returns its
+// reference.
+func (sp *spill) appendID(pos uint64, id string) (uint64, error) {
+	ref := sp.idBase + uint64(len(sp.idArena))
+	sp.idArena = binary.AppendUvarint(sp.idArena, pos)
+	sp.idArena = binary.AppendUvarint(sp.idArena, uint64(len(id)))
+	sp.idArena = append(sp.idArena, id...)
+	if len(sp.idArena) >= idArenaFlush {
+		if err := sp.flushIDs(); err != nil {
+			return 0, err
+		}
+	}
+	return ref, nil
+}
+
+func (sp *spill) flushIDs() error {
+	if len(sp.idArena) == 0 {
+		return nil
+	}
+	if sp.ids == nil {
+		f, err := sp.tempFile()
+		if err != nil {
+			return err
+		}
+		sp.ids = f
+	}
+	if _, err := sp.ids.Write(sp.idArena); err != nil {
+		return fmt.Errorf("idset: spill write: %w", err)
+	}
+	sp.idBase += uint64(len(sp.idArena))
+	sp.bytes += int64(len(sp.idArena))
+	if cap(sp.idArena) > 4*idArenaFlush {
+		sp.idArena = nil // a very long id grew it
+	}
+	sp.idArena = sp.idArena[:0]
+	return nil
+}
+
+// readID returns the position and bytes of the id kept at ref (own mode),
+// appending the bytes to dst.
+func (sp *spill) readID(dst []byte, ref uint64) (uint64, []byte, error) {
+	bad := func() (uint64, []byte, error) {
+		return 0, dst, fmt.Errorf("idset: spill: bad id reference %d", ref)
+	}
+	if ref >= sp.idBase {
+		b := sp.idArena[ref-sp.idBase:]
+		pos, n1 := binary.Uvarint(b)
+		ln, n2 := binary.Uvarint(b[max(n1, 0):])
+		if n1 <= 0 || n2 <= 0 || ln > uint64(len(b)-n1-n2) {
+			return bad()
+		}
+		return pos, append(dst, b[n1+n2:n1+n2+int(ln)]...), nil
+	}
+	var hdr [2 * binary.MaxVarintLen64]byte
+	n, err := sp.ids.ReadAt(hdr[:], int64(ref))
+	if err != nil && err != io.EOF {
+		return 0, dst, fmt.Errorf("idset: spill read: %w", err)
+	}
+	pos, n1 := binary.Uvarint(hdr[:n])
+	ln, n2 := binary.Uvarint(hdr[max(n1, 0):n])
+	if n1 <= 0 || n2 <= 0 || ln > sp.idBase-ref {
+		return bad()
+	}
+	start := len(dst)
+	dst = append(dst, make([]byte, ln)...)
+	if _, err := sp.ids.ReadAt(dst[start:], int64(ref)+int64(n1+n2)); err != nil {
+		return 0, dst[:start], fmt.Errorf("idset: spill read: %w", err)
+	}
+	return pos, dst, nil
+}
+
+// flush writes every buffered record as a new generation, then merges.
+func (sp *spill) flush() error {
+	f, err := sp.tempFile()
+	if err != nil {
+		return err
+	}
+	g := &gen{f: f}
+	w := bufio.NewWriterSize(f, 64<<10)
+	var rb [recSize]byte
+	var counts [partsPerShard]int
+	var idx uint64
+	for s := 0; s < nShards; s++ {
+		buf := sp.shardBuf(s)
+		// Counting sort by the partition bits below the shard's.
+		counts = [partsPerShard]int{}
+		for _, r := range buf {
+			counts[r.h>>(64-partBits)%partsPerShard]++
+		}
+		for p := 0; p < partsPerShard; p++ {
+			g.off[s*partsPerShard+p] = idx
+			idx += uint64(counts[p])
+			for _, r := range buf {
+				if int(r.h>>(64-partBits)%partsPerShard) == p {
+					putRec(rb[:], r)
+					w.Write(rb[:])
+				}
+			}
+		}
+	}
+	g.off[nParts] = idx
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("idset: spill write: %w", err)
+	}
+	sp.bytes += int64(idx) * recSize
+	sp.blen = [nShards]int{}
+	sp.gens = append(sp.gens, g)
+	if sp.own {
+		if err := sp.flushIDs(); err != nil {
+			return err
+		}
+	}
+	return sp.mergeTiers()
+}
+
+func putRec(b []byte, r rec) {
+	binary.LittleEndian.PutUint64(b[0:], r.h)
+	binary.LittleEndian.PutUint64(b[8:], r.ord)
+	binary.LittleEndian.PutUint64(b[16:], r.ref)
+}
+
+func getRec(b []byte) rec {
+	return rec{binary.LittleEndian.Uint64(b[0:]), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])}
+}
+
+// mergeTiers merges the newest mergeFan generations while they share a
+// level.
+func (sp *spill) mergeTiers() error {
+	for len(sp.gens) >= mergeFan {
+		tail := sp.gens[len(sp.gens)-mergeFan:]
+		level := tail[0].level
+		for _, g := range tail {
+			if g.level != level {
+				return nil
+			}
+		}
+		m, err := sp.merge(tail)
+		if err != nil {
+			return err
+		}
+		for _, g := range tail {
+			g.f.Close()
+			sp.bytes -= int64(g.count()) * recSize
+		}
+		sp.gens = append(sp.gens[:len(sp.gens)-mergeFan], m)
+	}
+	return nil
+}
+
+// merge writes one generation holding the records of gs, partition by
+// partition, reading each input sequentially.
+func (sp *spill) merge(gs []*gen) (*gen, error) {
+	f, err := sp.tempFile()
+	if err != nil {
+		return nil, err
+	}
+	m := &gen{f: f, level: gs[0].level + 1}
+	w := bufio.NewWriterSize(f, 64<<10)
+	rs := make([]*bufio.Reader, len(gs))
+	for i, g := range gs {
+		rs[i] = bufio.NewReaderSize(io.NewSectionReader(g.f, 0, int64(g.count())*recSize), 64<<10)
+	}
+	var idx uint64
+	for p := 0; p < nParts; p++ {
+		m.off[p] = idx
+		for i, g := range gs {
+			n := g.off[p+1] - g.off[p]
+			if _, err := io.CopyN(w, rs[i], int64(n)*recSize); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("idset: spill merge: %w", err)
+			}
+			idx += n
+		}
+	}
+	m.off[nParts] = idx
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("idset: spill write: %w", err)
+	}
+	sp.bytes += int64(idx) * recSize
+	return m, nil
+}
+
+// readRange calls fn with each record [lo, hi) of g, reading in chunks.
+func (sp *spill) readRange(g *gen, lo, hi uint64, fn func(r rec) bool) error {
+	const chunk = 2730 // records per read, about 64 KiB
+	for lo < hi {
+		n := min(hi-lo, chunk)
+		if cap(sp.rd) < int(n)*recSize {
+			sp.rd = make([]byte, chunk*recSize)
+		}
+		b := sp.rd[:n*recSize]
+		if _, err := g.f.ReadAt(b, int64(lo)*recSize); err != nil {
+			return fmt.Errorf("idset: spill read: %w", err)
+		}
+		for i := 0; i < len(b); i += recSize {
+			if !fn(getRec(b[i:])) {
+				return nil
+			}
+		}
+		lo += n
+	}
+	return nil
+}
+
+// search calls fn with every record whose hash is h, until fn returns
+// false.
+func (sp *spill) search(h uint64, fn func(r rec) (bool, error)) error {
+	var ferr error
+	cont := true
+	visit := func(r rec) bool {
+		if r.h == h && cont {
+			cont, ferr = fn(r)
+		}
+		return cont && ferr == nil
+	}
+	for _, r := range sp.shardBuf(int(h >> (64 - shardBits))) {
+		if !visit(r) {
+			return ferr
+		}
+	}
+	p := h >> (64 - partBits)
+	for _, g := range sp.gens {
+		if err := sp.readRange(g, g.off[p], g.off[p+1], visit); err != nil {
+			return err
+		}
+		if !cont || ferr != nil {
+			return ferr
+		}
+	}
+	return nil
+}
+
+// eachShard calls fn with every record of shard s.
+func (sp *spill) eachShard(s int, fn func(r rec)) error {
+	for _, r := range sp.shardBuf(s) {
+		fn(r)
+	}
+	for _, g := range sp.gens {
+		err := sp.readRange(g, g.off[s*partsPerShard], g.off[(s+1)*partsPerShard], func(r rec) bool { fn(r); return true })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachPart calls fn with every record of partition p.
+func (sp *spill) eachPart(p int, fn func(r rec)) error {
+	for _, r := range sp.shardBuf(p / partsPerShard) {
+		if int(r.h>>(64-partBits)) == p {
+			fn(r)
+		}
+	}
+	for _, g := range sp.gens {
+		err := sp.readRange(g, g.off[p], g.off[p+1], func(r rec) bool { fn(r); return true })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
