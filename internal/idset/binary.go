@@ -14,11 +14,10 @@ import (
 //	"TCIDSET" 0x01          magic and version
 //	body length
 //	body:
-//	  flags                 byte: 1 replaced hash, 2 counter style
+//	  flags                 byte: 1 replaced hash, 2 counter style, 4 candidate style
 //	  key                   16 bytes, little-endian (absent with a replaced hash)
 //	  ids                   n, the next ordinal
-//	  style                 prefix length, prefix, width, offset (zig-zag),
-//	                        ids matched, and when that is 1 its ordinal and position
+//	  style                 prefix length, prefix, width, offset (zig-zag)
 //	  counter runs          count, then per run: gap from the previous run's end, length
 //	  general ids           count g; when g > 0: p (one byte), low and high
 //	                        word counts, then the words (8 bytes little-endian)
@@ -33,8 +32,16 @@ var magic = []byte("TCIDSET\x01")
 
 const (
 	flagCustomHash = 1
-	flagStyle      = 2
+	flagStyle      = 2 // an adopted counter style
+	flagCandidate  = 4 // a proposed one
 )
+
+func (s *Set) styleToEncode() (counterStyle, bool) {
+	if s.hasStyle {
+		return s.style, true
+	}
+	return s.candidate, s.hasCand
+}
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -59,6 +66,8 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if s.hasStyle {
 		flags |= flagStyle
+	} else if s.hasCand {
+		flags |= flagCandidate
 	}
 	body = append(body, flags)
 	if s.opt.Hash == nil {
@@ -66,15 +75,10 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 		body = binary.LittleEndian.AppendUint64(body, s.opt.Key[1])
 	}
 	body = binary.AppendUvarint(body, s.n)
-	if s.hasStyle {
-		body = appendString(body, s.style.prefix)
-		body = binary.AppendUvarint(body, uint64(s.style.width))
-		body = binary.AppendVarint(body, s.style.offset)
-		body = binary.AppendUvarint(body, s.styleHits)
-		if s.styleHits == 1 {
-			body = binary.AppendUvarint(body, s.firstHit.Ord)
-			body = binary.AppendUvarint(body, s.firstHit.Pos)
-		}
+	if st, ok := s.styleToEncode(); ok {
+		body = appendString(body, st.prefix)
+		body = binary.AppendUvarint(body, uint64(st.width))
+		body = binary.AppendVarint(body, st.offset)
 	}
 	var runs []uint64
 	s.bits.runs(func(lo, hi uint64) { runs = append(runs, lo, hi) })
@@ -262,7 +266,7 @@ func Decode(b []byte, opt Options) (*Set, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if flags[0]&^(flagCustomHash|flagStyle) != 0 {
+	if flags[0]&^(flagCustomHash|flagStyle|flagCandidate) != 0 || flags[0]&(flagStyle|flagCandidate) == flagStyle|flagCandidate {
 		return nil, fmt.Errorf("%w: unknown flags %#x", ErrCorrupt, flags[0])
 	}
 	if custom := flags[0]&flagCustomHash != 0; custom != (opt.Hash != nil) {
@@ -288,20 +292,19 @@ func (s *Set) decode(d *decoder, flags byte) error {
 	if d.err == nil && s.n > s.opt.MaxLen {
 		return fmt.Errorf("%w: %d ids, more than the %d allowed", ErrCorrupt, s.n, s.opt.MaxLen)
 	}
-	if flags&flagStyle != 0 {
-		s.hasStyle = true
-		s.style.prefix = d.str("style prefix")
+	if flags&(flagStyle|flagCandidate) != 0 {
+		var st counterStyle
+		st.prefix = d.str("style prefix")
 		w := d.uvarint("style width")
-		s.style.offset = d.varint("style offset")
-		s.styleHits = d.uvarint("style hits")
+		st.offset = d.varint("style offset")
 		if w < 1 || w > maxCounterDigits {
 			d.fail("style width %d", w)
 		}
-		s.style.width = int(w)
-		if s.styleHits == 1 {
-			s.firstHit = Entry{Ord: d.uvarint("first ordinal"), Pos: d.uvarint("first position")}
-			s.scratch = s.style.format(s.scratch[:0], int64(s.firstHit.Ord)+s.style.offset)
-			s.firstHash = s.hashFn(string(s.scratch))
+		st.width = int(w)
+		if flags&flagStyle != 0 {
+			s.style, s.hasStyle = st, true
+		} else {
+			s.candidate, s.hasCand = st, true
 		}
 	}
 	nr := d.uvarint("counter runs")
@@ -318,12 +321,6 @@ func (s *Set) decode(d *decoder, flags byte) error {
 		}
 		s.bits.setRange(lo, lo+n)
 		end = lo + n
-	}
-	if d.err == nil && s.hasStyle && s.bits.ones != s.styleHits {
-		d.fail("%d counter ids where the style matched %d", s.bits.ones, s.styleHits)
-	}
-	if d.err == nil && s.styleHits == 1 && (!s.bits.has(s.firstHit.Ord)) {
-		d.fail("the first counter id is not in the runs")
 	}
 	s.nGen = d.uvarint("general ids")
 	if d.err == nil && s.nGen != s.n-s.bits.ones {

@@ -28,6 +28,7 @@ type stashed struct {
 }
 
 const (
+	growth    = 1.5 // a full shard is rebuilt this much bigger
 	maxLoad   = 0.95
 	maxKicks  = 500
 	laneOnes  = 0x0001000100010001
@@ -135,7 +136,6 @@ func (c *cuckoo) insert(h uint64) {
 // bucketsFor returns the bucket count that holds n fingerprints at
 // 1/growth of maxLoad.
 func bucketsFor(n uint64) uint64 {
-	const growth = 1.5
 	nb := uint64(float64(n)*growth/(4*maxLoad)) + 1
 	return max(nb, 16)
 }

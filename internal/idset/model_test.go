@@ -34,6 +34,21 @@ type checker struct {
 	m   *model
 	opt Options
 	src *memSource
+	buf []byte // ids are passed as views of it, then it is overwritten
+}
+
+// view returns id as a string sharing c.buf, as a caller that reuses a
+// read buffer passes it; scribble overwrites it after the call, so that a
+// set keeping the caller's bytes instead of a copy is caught.
+func (c *checker) view(id string) string {
+	c.buf = append(c.buf[:0], id...)
+	return bytesView(c.buf)
+}
+
+func (c *checker) scribble() {
+	for i := range c.buf {
+		c.buf[i] = '#'
+	}
 }
 
 func newChecker(t testing.TB, opt Options, sourceMode bool) *checker {
@@ -69,7 +84,8 @@ func (c *checker) add(id string) {
 		c.src.put(id)
 	}
 	want, wantAdded := c.m.add(id, pos)
-	got, added, err := c.s.Add(id, pos)
+	got, added, err := c.s.Add(c.view(id), pos)
+	c.scribble()
 	if err != nil {
 		c.t.Fatalf("Add(%q): %v", short(id), err)
 	}
@@ -82,7 +98,8 @@ func (c *checker) add(id string) {
 func (c *checker) lookup(id string) {
 	c.t.Helper()
 	o, ok := c.m.ord[id]
-	got, gotOK, err := c.s.Lookup(id)
+	got, gotOK, err := c.s.Lookup(c.view(id))
+	c.scribble()
 	if err != nil {
 		c.t.Fatalf("Lookup(%q): %v", short(id), err)
 	}

@@ -3,7 +3,9 @@ package idset
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"strings"
 	"unsafe"
 )
 
@@ -84,11 +86,14 @@ type Set struct {
 	n    uint64 // ids added: the next ordinal
 	nGen uint64 // ids on the general path (records in the filter or frozen)
 
+	// Counter ids: a style is adopted when two consecutive ids agree on it
+	// (candidate is the last id's); from then on the ids it numbers in
+	// order are bits.
 	hasStyle  bool
 	style     counterStyle
-	styleHits uint64
-	firstHit  Entry // the only counter id, while styleHits == 1
-	firstHash uint64
+	candidate counterStyle // its prefix is a view of candBuf
+	hasCand   bool
+	candBuf   []byte
 	bits      ordBits
 
 	win        *window
@@ -101,13 +106,9 @@ type Set struct {
 	frozen  *ef
 	frozenN uint64
 	frozenP uint
-	// demoted is 1 + the ordinal of a decoded counter id that became a
-	// general one (see demoteFirstHit): it has a record already.
-	demoted uint64
 
 	err     error  // the first I/O error; the set is unusable after it
 	scratch []byte // ids read back
-	fmtBuf  []byte // a counter id being demoted
 }
 
 // resources are what the set holds outside the Go heap (filter tables) or
@@ -370,44 +371,39 @@ func (s *Set) add(id string, h, pos uint64) (Entry, error) {
 		}
 		return e, nil
 	}
-	return e, s.addGeneral(id, h, o, pos, false)
+	return e, s.addGeneral(id, h, o, pos)
 }
 
 // addCounter keeps id as the bit of ordinal o when it is the counter
-// style's id for o. The style is the first counter-like id's; while it has
-// matched a single id, an id of another style replaces it (the one id moves
-// to the general path).
+// style's id for o. Until a style is adopted, each counter-like id proposes
+// one, and the next id adopts it when it is the same style's next number.
 func (s *Set) addCounter(id string, h, o, pos uint64) (bool, error) {
-	k, ok := int64(0), false
-	if s.hasStyle {
-		k, ok = s.style.parse(id)
-		if ok {
-			var at uint64
-			at, ok = s.style.ordinal(k)
-			ok = ok && at == o
-		}
-	}
-	if !ok {
-		if s.hasStyle && s.styleHits > 1 {
-			return false, nil
-		}
-		st, k2, ok2 := styleOf(id, o)
-		if !ok2 {
-			return false, nil
-		}
-		if s.hasStyle && s.styleHits == 1 {
-			if err := s.demoteFirstHit(); err != nil {
-				return false, err
+	if !s.hasStyle {
+		st, _, ok := styleOf(id, o)
+		if ok && s.hasCand && st.prefix == s.candidate.prefix && st.offset == s.candidate.offset {
+			if _, ok := s.candidate.parse(id); ok {
+				s.style, s.hasStyle = s.candidate, true
+				s.style.prefix = strings.Clone(s.style.prefix)
 			}
 		}
-		s.style, s.hasStyle, k = st, true, k2
+		if !s.hasStyle {
+			if ok {
+				// A copy: id may alias a buffer the caller reuses.
+				s.candBuf = append(s.candBuf[:0], st.prefix...)
+				st.prefix = bytesView(s.candBuf)
+			}
+			s.candidate, s.hasCand = st, ok
+			return false, nil
+		}
 	}
-	_ = k
+	k, ok := s.style.parse(id)
+	if !ok {
+		return false, nil
+	}
+	if at, ok := s.style.ordinal(k); !ok || at != o {
+		return false, nil
+	}
 	s.bits.set(o)
-	s.styleHits++
-	if s.styleHits == 1 {
-		s.firstHit, s.firstHash = Entry{Ord: o, Pos: pos}, h
-	}
 	if s.opt.CounterPositions {
 		ref := pos
 		if s.opt.Source == nil {
@@ -424,23 +420,9 @@ func (s *Set) addCounter(id string, h, o, pos uint64) (bool, error) {
 	return true, nil
 }
 
-// demoteFirstHit moves the style's only id to the general path, before the
-// style changes.
-func (s *Set) demoteFirstHit() error {
-	o := s.firstHit.Ord
-	s.fmtBuf = s.style.format(s.fmtBuf[:0], int64(o)+s.style.offset)
-	s.bits.clear(o)
-	s.styleHits = 0
-	s.hasStyle = false
-	if o < s.frozenN {
-		s.demoted = o + 1
-	}
-	return s.addGeneral(bytesView(s.fmtBuf), s.firstHash, o, s.firstHit.Pos, s.opt.CounterPositions)
-}
-
 // addGeneral records id (hash h) at ordinal o: a spill record, the
-// filter, the window (unless inWindow: it may be there already).
-func (s *Set) addGeneral(id string, h, o, pos uint64, inWindow bool) error {
+// filter, the window.
+func (s *Set) addGeneral(id string, h, o, pos uint64) error {
 	sp := s.spill()
 	ref := pos
 	if s.opt.Source == nil {
@@ -458,7 +440,9 @@ func (s *Set) addGeneral(id string, h, o, pos uint64, inWindow bool) error {
 	c := s.shards[si]
 	switch {
 	case c == nil:
-		c = newCuckoo(bucketsFor(64))
+		// Shards start at sizes spread over one growth step, so that they
+		// do not all grow at once: the filter's load stays near its mean.
+		c = newCuckoo(uint64(float64(bucketsFor(64)) * math.Pow(growth, float64(si)/nShards)))
 		s.shards[si] = c
 		c.insert(h)
 	case c.full():
@@ -467,11 +451,6 @@ func (s *Set) addGeneral(id string, h, o, pos uint64, inWindow bool) error {
 		}
 	default:
 		c.insert(h)
-	}
-	if inWindow && s.win != nil {
-		if _, ok := s.win.find(h, id); ok {
-			return nil
-		}
 	}
 	s.window().insert(h, id, o, pos)
 	return nil
@@ -519,10 +498,6 @@ func (s *Set) upgrade() error {
 		}
 		id := bytesView(b)
 		h := s.hashFn(id)
-		if o+1 == s.demoted {
-			o++ // recorded when it was demoted
-			return nil
-		}
 		if s.hasStyle && s.bits.has(o) {
 			if k, ok := s.style.parse(id); !ok || int64(o)+s.style.offset != k {
 				return mismatch("id %d is not the counter id it was", o)
@@ -608,10 +583,10 @@ func (s *Set) Stats() Stats {
 		st.FrozenBytes = int64(len(s.frozen.low)+len(s.frozen.high)+len(s.frozen.samples)) * 8
 	}
 	if s.win != nil {
-		st.WindowBytes = int64(len(s.win.arena) + len(s.win.ents)*48 + len(s.win.table)*4)
+		st.WindowBytes = int64(len(s.win.arena) + len(s.win.ents)*int(unsafe.Sizeof(winEntry{})) + len(s.win.table)*4)
 	}
 	if s.sp != nil {
-		st.BufferBytes = int64(len(s.sp.buf))*recSize + int64(cap(s.sp.idArena))
+		st.BufferBytes = s.sp.bufBytes() + int64(cap(s.sp.idArena))
 		st.SpillBytes = s.sp.bytes
 		st.Generations = len(s.sp.gens)
 	}

@@ -52,8 +52,7 @@ func (g *gen) count() uint64 { return g.off[nParts] }
 type spill struct {
 	dir    string
 	bufCap int
-	buf    []rec // shard s uses buf[s*bufCap : s*bufCap+blen[s]]
-	blen   [nShards]int
+	bufs   [nShards][]rec // records not yet in a generation, by shard
 	gens   []*gen
 
 	own     bool
@@ -61,12 +60,13 @@ type spill struct {
 	idArena []byte
 	idBase  uint64 // bytes of the id stream already in ids
 
-	rd    []byte // read scratch
-	bytes int64  // bytes of spill files now on disk
+	rd     []byte // read scratch
+	sorted []rec  // flush scratch
+	bytes  int64  // bytes of spill files now on disk
 }
 
 func newSpill(dir string, perShard int, own bool) *spill {
-	return &spill{dir: dir, bufCap: perShard, buf: make([]rec, nShards*perShard), own: own}
+	return &spill{dir: dir, bufCap: perShard, own: own}
 }
 
 func (sp *spill) tempFile() (*os.File, error) {
@@ -102,17 +102,25 @@ func (sp *spill) close() {
 // is full.
 func (sp *spill) add(r rec) error {
 	s := int(r.h >> (64 - shardBits))
-	if sp.blen[s] == sp.bufCap {
+	if len(sp.bufs[s]) == sp.bufCap {
 		if err := sp.flush(); err != nil {
 			return err
 		}
 	}
-	sp.buf[s*sp.bufCap+sp.blen[s]] = r
-	sp.blen[s]++
+	sp.bufs[s] = append(sp.bufs[s], r)
 	return nil
 }
 
-func (sp *spill) shardBuf(s int) []rec { return sp.buf[s*sp.bufCap : s*sp.bufCap+sp.blen[s]] }
+func (sp *spill) shardBuf(s int) []rec { return sp.bufs[s] }
+
+// bufBytes is the memory of the record buffers.
+func (sp *spill) bufBytes() int64 {
+	var n int64
+	for _, b := range sp.bufs {
+		n += int64(cap(b)) * recSize
+	}
+	return n
+}
 
 // appendID keeps id with the caller's position (own mode) and returns its
 // reference.
@@ -194,25 +202,31 @@ func (sp *spill) flush() error {
 	g := &gen{f: f}
 	w := bufio.NewWriterSize(f, 64<<10)
 	var rb [recSize]byte
-	var counts [partsPerShard]int
+	if len(sp.sorted) < sp.bufCap {
+		sp.sorted = make([]rec, sp.bufCap)
+	}
 	var idx uint64
 	for s := 0; s < nShards; s++ {
-		buf := sp.shardBuf(s)
 		// Counting sort by the partition bits below the shard's.
-		counts = [partsPerShard]int{}
+		buf := sp.shardBuf(s)
+		var at [partsPerShard + 1]int
 		for _, r := range buf {
-			counts[r.h>>(64-partBits)%partsPerShard]++
+			at[r.h>>(64-partBits)%partsPerShard+1]++
 		}
 		for p := 0; p < partsPerShard; p++ {
-			g.off[s*partsPerShard+p] = idx
-			idx += uint64(counts[p])
-			for _, r := range buf {
-				if int(r.h>>(64-partBits)%partsPerShard) == p {
-					putRec(rb[:], r)
-					w.Write(rb[:])
-				}
-			}
+			g.off[s*partsPerShard+p] = idx + uint64(at[p])
+			at[p+1] += at[p]
 		}
+		for _, r := range buf {
+			p := r.h >> (64 - partBits) % partsPerShard
+			sp.sorted[at[p]] = r
+			at[p]++
+		}
+		for _, r := range sp.sorted[:len(buf)] {
+			putRec(rb[:], r)
+			w.Write(rb[:])
+		}
+		idx += uint64(len(buf))
 	}
 	g.off[nParts] = idx
 	if err := w.Flush(); err != nil {
@@ -220,7 +234,9 @@ func (sp *spill) flush() error {
 		return fmt.Errorf("idset: spill write: %w", err)
 	}
 	sp.bytes += int64(idx) * recSize
-	sp.blen = [nShards]int{}
+	for i := range sp.bufs {
+		sp.bufs[i] = sp.bufs[i][:0]
+	}
 	sp.gens = append(sp.gens, g)
 	if sp.own {
 		if err := sp.flushIDs(); err != nil {

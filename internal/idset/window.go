@@ -6,14 +6,16 @@ package idset
 // touching the filter or the disk. It is a cache: the set's answers never
 // depend on what it holds, only their speed.
 type window struct {
-	ents  []winEntry // a ring of at most len(ents) entries
-	head  int        // index of the oldest entry
-	count int
-	arena []byte   // id bytes, allocated as a ring in entry order
-	used  int      // arena bytes held by live entries, gaps included
-	wp    int      // where the next id's bytes go
-	table []uint32 // 0 empty, else 1 + index into ents
-	mask  uint64
+	maxEnts, maxBytes int        // it grows up to these, then evicts
+	ents              []winEntry // a ring of at most len(ents) entries
+	head              int        // index of the oldest entry
+	count             int
+	arena             []byte   // id bytes, allocated as a ring in entry order
+	used              int      // arena bytes held by live entries, gaps included
+	wp                int      // where the next id's bytes go
+	table             []uint32 // 0 empty, else 1 + index into ents
+	mask              uint64
+	shift             uint
 }
 
 type winEntry struct {
@@ -23,20 +25,35 @@ type winEntry struct {
 	gap      uint32 // arena bytes skipped before off (a wrap)
 }
 
-func newWindow(entries, bytes int) *window {
-	size := 1
-	for size < 2*entries {
-		size <<= 1
-	}
-	return &window{
-		ents:  make([]winEntry, entries),
-		arena: make([]byte, bytes),
-		table: make([]uint32, size),
-		mask:  uint64(size - 1),
-	}
+func newWindow(maxEntries, maxBytes int) *window {
+	w := &window{maxEnts: maxEntries, maxBytes: maxBytes}
+	w.resize(min(64, maxEntries), min(4096, maxBytes))
+	return w
 }
 
-func (w *window) slot(h uint64) uint64 { return (h ^ h>>29) & w.mask }
+// resize reallocates the window for entries ids in bytes of arena, keeping
+// the newest entries that fit.
+func (w *window) resize(entries, bytes int) {
+	old := *w
+	size, shift := 2, uint(63)
+	for size < 2*entries {
+		size <<= 1
+		shift--
+	}
+	w.ents = make([]winEntry, entries)
+	w.arena = make([]byte, bytes)
+	w.table = make([]uint32, size)
+	w.mask, w.shift = uint64(size-1), shift
+	w.head, w.count, w.used, w.wp = 0, 0, 0, 0
+	if old.count == 0 {
+		return
+	}
+	old.each(old.count, func(e winEntry, id string) { w.put(e.h, id, e.ord, e.pos) })
+}
+
+// slot is the home of hash h: a multiplicative hash of all its bits, so
+// that hashes which differ in a few bits only still spread.
+func (w *window) slot(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> w.shift }
 
 // find returns the entry of id (hash h).
 func (w *window) find(h uint64, id string) (winEntry, bool) {
@@ -65,7 +82,19 @@ func (w *window) last() (winEntry, string, bool) {
 // as needed. Ids longer than an eighth of the arena are not kept.
 func (w *window) insert(h uint64, id string, ord, pos uint64) {
 	n := len(id)
-	if n > len(w.arena)/8 {
+	if n > w.maxBytes/8 {
+		return
+	}
+	for (w.count == len(w.ents) && len(w.ents) < w.maxEnts) || (w.used+2*n > len(w.arena) && len(w.arena) < w.maxBytes) {
+		w.resize(min(2*len(w.ents), w.maxEnts), min(2*len(w.arena), w.maxBytes))
+	}
+	w.put(h, id, ord, pos)
+}
+
+// put inserts without growing the window.
+func (w *window) put(h uint64, id string, ord, pos uint64) {
+	n := len(id)
+	if n > len(w.arena) {
 		return
 	}
 	if w.count == len(w.ents) {
