@@ -117,6 +117,7 @@ func BenchmarkBuild(b *testing.B) {
 					}
 					cpu += cpuNanos() - c0
 					st := s.Stats()
+					b.Logf("%+v", st)
 					mem = float64(heapInUse()-before+uint64(st.FilterBytes)) / float64(n)
 					disk = float64(st.SpillBytes) / float64(n)
 					runtime.KeepAlive(s)

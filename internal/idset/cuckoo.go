@@ -20,6 +20,7 @@ type cuckoo struct {
 	count uint64 // fingerprints stored, stash included
 	stash []stashed
 	rng   uint64
+	kicks uint64 // fingerprints moved to make room, for Stats
 }
 
 type stashed struct {
@@ -29,7 +30,7 @@ type stashed struct {
 
 const (
 	growth    = 1.5 // a full shard is rebuilt this much bigger
-	maxLoad   = 0.95
+	maxLoad   = 0.93
 	maxKicks  = 500
 	laneOnes  = 0x0001000100010001
 	laneHighs = 0x8000800080008000
@@ -107,13 +108,18 @@ func (c *cuckoo) insert(h uint64) {
 	if c.contains(h) {
 		return
 	}
+	c.insertAbsent(h)
+}
+
+// insertAbsent adds h, known to answer false to contains: into the emptier
+// of its two buckets, else by moving fingerprints to their other bucket.
+func (c *cuckoo) insertAbsent(h uint64) {
 	fp := fingerprint(h)
 	i := c.index(h)
 	c.count++
-	if c.place(i, fp) {
-		return
+	if j := c.alt(i, fp); freeLanes(c.b[j]) > freeLanes(c.b[i]) {
+		i = j
 	}
-	i = c.alt(i, fp)
 	if c.place(i, fp) {
 		return
 	}
@@ -125,12 +131,23 @@ func (c *cuckoo) insert(h uint64) {
 		old := uint16(c.b[i] >> l)
 		c.b[i] = c.b[i]&^(0xffff<<l) | uint64(fp)<<l
 		fp = old
+		c.kicks++
 		i = c.alt(i, fp)
 		if c.place(i, fp) {
 			return
 		}
 	}
 	c.stash = append(c.stash, stashed{i: i, fp: fp})
+}
+
+func freeLanes(w uint64) int {
+	n := 0
+	for l := 0; l < 64; l += 16 {
+		if w>>l&0xffff == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // bucketsFor returns the bucket count that holds n fingerprints at

@@ -43,7 +43,7 @@ type Options struct {
 	// NoPos).
 	CounterPositions bool
 	// BufferRecords is how many records are buffered in memory before a
-	// spill generation is written (default 65536: 1.5 MiB).
+	// spill generation is written (default 32768: 768 KiB).
 	BufferRecords int
 	// Key keys the hash; zero is DefaultKey.
 	Key Key
@@ -136,7 +136,7 @@ func (r *resources) release() {
 const (
 	DefaultWindow         = 8192
 	DefaultWindowBytes    = 1 << 20
-	DefaultBufferRecords  = 1 << 16
+	DefaultBufferRecords  = 1 << 15
 	DefaultCheckpointBits = 12
 	DefaultCheckpointWin  = 1024
 	DefaultMaxLen         = 1 << 32

@@ -33,7 +33,7 @@ const (
 	recSize       = 24
 	counterFlag   = 1 << 63 // in rec.ord: a counter id's record (positions only)
 	mergeFan      = 4
-	idArenaFlush  = 1 << 20
+	idArenaFlush  = 256 << 10
 )
 
 type rec struct{ h, ord, ref uint64 }
