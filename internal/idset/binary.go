@@ -364,7 +364,7 @@ func (s *Set) decodeFingerprints(d *decoder) error {
 		return d.err
 	}
 	p := uint(pb[0])
-	if p == 0 || p > maxP || nl > uint64(len(d.b))/8 || nh > uint64(len(d.b))/8 {
+	if p == 0 || p > maxP || nl > uint64(len(d.b))/8 || nh > uint64(len(d.b))/8-nl {
 		return fmt.Errorf("%d bits in %d+%d words", p, nl, nh)
 	}
 	e := &ef{n: s.nGen, p: p, l: efLowBits(s.nGen, p)}
@@ -372,8 +372,11 @@ func (s *Set) decodeFingerprints(d *decoder) error {
 	if nh != (e.highBits+63)/64 || nl != (e.n*uint64(e.l)+63)/64 {
 		return fmt.Errorf("%d+%d words for %d values of %d bits", nl, nh, e.n, p)
 	}
-	e.low = readWords(d.bytes(nl*8, "low words"), nl)
-	e.high = readWords(d.bytes(nh*8, "high words"), nh)
+	lb, hb := d.bytes(nl*8, "low words"), d.bytes(nh*8, "high words")
+	if d.err != nil {
+		return d.err
+	}
+	e.low, e.high = readWords(lb, nl), readWords(hb, nh)
 	if err := e.index(); err != nil {
 		return err
 	}
