@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -87,77 +88,206 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
-// BenchmarkBuild is the checker's work per event: is the parent (the
-// previous id) earlier, and is this id new; then add it. ns/id and the
-// bytes held per id at the end (Go heap plus the filter tables outside
-// it); disk-B/id is what the spill wrote.
+// benchImpl is what the benchmarks measure: "set" (this package, the
+// default) or "map" (a Go map[string]uint64, the baseline). Same benchmark
+// names for both, so that benchstat compares them:
+//
+//	IDSET_BENCH_IMPL=map go test -run '^$' -bench . -count 6 > map.txt
+//	go test -run '^$' -bench . -count 6 > set.txt
+//	benchstat map.txt set.txt
+var benchImpl = func() string {
+	if v := os.Getenv("IDSET_BENCH_IMPL"); v != "" {
+		return v
+	}
+	return "set"
+}()
+
+// ids is what the benchmarks need of either implementation.
+type ids interface {
+	lookup(id string) bool
+	add(id string, pos uint64) bool
+	close()
+	memBytes() int64 // besides the Go heap
+	diskBytes() int64
+}
+
+type setIDs struct{ s *Set }
+
+func (x setIDs) lookup(id string) bool {
+	_, ok, err := x.s.Lookup(id)
+	if err != nil {
+		panic(err)
+	}
+	return ok
+}
+
+func (x setIDs) add(id string, pos uint64) bool {
+	_, added, err := x.s.Add(id, pos)
+	if err != nil {
+		panic(err)
+	}
+	return added
+}
+func (x setIDs) close()           { x.s.Close() }
+func (x setIDs) memBytes() int64  { return x.s.Stats().FilterBytes }
+func (x setIDs) diskBytes() int64 { return x.s.Stats().SpillBytes }
+
+type mapIDs map[string]uint64
+
+func (m mapIDs) lookup(id string) bool { _, ok := m[id]; return ok }
+func (m mapIDs) add(id string, pos uint64) bool {
+	if _, ok := m[id]; ok {
+		return false
+	}
+	m[string([]byte(id))] = pos // a copy: id is a view of a reused buffer
+	return true
+}
+func (m mapIDs) close()           {}
+func (m mapIDs) memBytes() int64  { return 0 }
+func (m mapIDs) diskBytes() int64 { return 0 }
+
+func newIDs(b *testing.B) ids {
+	switch benchImpl {
+	case "set":
+		return setIDs{New(Options{Dir: b.TempDir()})}
+	case "map":
+		return mapIDs{}
+	}
+	b.Fatalf("IDSET_BENCH_IMPL=%q: want set or map", benchImpl)
+	return nil
+}
+
+// build adds n ids of a style as the journal checker does per event: is
+// the parent (the previous id) there, is the id new, add it.
+func build(b *testing.B, x ids, style string, n int) {
+	g := newIDGen(style, 1)
+	prev := ""
+	for i := range n {
+		if prev != "" && !x.lookup(prev) {
+			b.Fatalf("parent %q not found", prev)
+		}
+		id := g.id(i)
+		if !x.add(id, uint64(i)) {
+			b.Fatalf("%q reported as a duplicate", id)
+		}
+		prev = id
+	}
+}
+
+// BenchmarkBuild: ns/id and cpu-ns/id (user+system time of the process,
+// less sensitive to a busy machine), B/id held at the end (live Go heap
+// after a collection plus the filter tables outside it), disk-B/id (the
+// spill on disk at the end).
 func BenchmarkBuild(b *testing.B) {
 	for _, style := range benchStyles {
 		for _, n := range benchSizes {
-			b.Run(fmt.Sprintf("set/%s/n=%d", style, n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/n=%d", style, n), func(b *testing.B) {
 				var mem, disk float64
 				var cpu int64
 				for b.Loop() {
 					before := heapInUse()
-					s := New(Options{Dir: b.TempDir()})
+					x := newIDs(b)
 					c0 := cpuNanos()
-					g := newIDGen(style, 1)
-					prev := ""
-					for i := range n {
-						if prev != "" {
-							if _, ok, err := s.Lookup(prev); err != nil || !ok {
-								b.Fatalf("parent %q: %v %v", prev, ok, err)
-							}
-						}
-						id := g.id(i)
-						if _, added, err := s.Add(id, uint64(i)); err != nil || !added {
-							b.Fatalf("add %q: %v %v", id, added, err)
-						}
-						prev = id
-					}
+					build(b, x, style, n)
 					cpu += cpuNanos() - c0
-					st := s.Stats()
-					b.Logf("%+v", st)
-					mem = float64(heapInUse()-before+uint64(st.FilterBytes)) / float64(n)
-					disk = float64(st.SpillBytes) / float64(n)
-					runtime.KeepAlive(s)
-					s.Close()
+					mem = float64(heapInUse()-before+uint64(x.memBytes())) / float64(n)
+					disk = float64(x.diskBytes()) / float64(n)
+					x.close()
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/id")
 				b.ReportMetric(float64(cpu)/float64(b.N)/float64(n), "cpu-ns/id")
 				b.ReportMetric(mem, "B/id")
 				b.ReportMetric(disk, "disk-B/id")
-			})
-			b.Run(fmt.Sprintf("map/%s/n=%d", style, n), func(b *testing.B) {
-				var mem float64
-				var cpu int64
-				for b.Loop() {
-					before := heapInUse()
-					m := map[string]uint64{}
-					c0 := cpuNanos()
-					g := newIDGen(style, 1)
-					prev := ""
-					for i := range n {
-						if prev != "" {
-							if _, ok := m[prev]; !ok {
-								b.Fatal("parent")
-							}
-						}
-						id := g.id(i)
-						if _, ok := m[id]; ok {
-							b.Fatal("dup")
-						}
-						m[string([]byte(id))] = uint64(i)
-						prev = id
-					}
-					cpu += cpuNanos() - c0
-					mem = float64(heapInUse()-before) / float64(n)
-					runtime.KeepAlive(m)
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/id")
-				b.ReportMetric(float64(cpu)/float64(b.N)/float64(n), "cpu-ns/id")
-				b.ReportMetric(mem, "B/id")
+				b.ReportMetric(0, "ns/op")
 			})
 		}
+	}
+}
+
+// BenchmarkLookup: one lookup in a set of n ids of a style: the id just
+// added (most parents), one far back (beyond the window), one never added.
+func BenchmarkLookup(b *testing.B) {
+	for _, style := range benchStyles {
+		for _, n := range benchSizes {
+			var x ids
+			var queries [3][]string
+			b.Run(fmt.Sprintf("%s/n=%d", style, n), func(b *testing.B) {
+				x = newIDs(b)
+				build(b, x, style, n)
+				r := rand.New(rand.NewPCG(7, 7))
+				g := newIDGen(style, 1)
+				var all []string
+				var last string
+				for i := range n {
+					id := g.id(i)
+					if i%max(n/4096, 1) == 0 {
+						all = append(all, strings.Clone(id))
+					}
+					if i == n-1 {
+						last = strings.Clone(id)
+					}
+				}
+				absent := newIDGen(style, 2)
+				for range 4096 {
+					queries[0] = append(queries[0], last)
+					queries[1] = append(queries[1], all[r.IntN(len(all)/2)])
+					q := strings.Clone(absent.id(n + r.IntN(n)))
+					if style == "uuid" {
+						q = strings.Clone(absent.id(0))
+					}
+					queries[2] = append(queries[2], q)
+				}
+				for k, kind := range []string{"recent", "far", "absent"} {
+					want := k < 2
+					b.Run(kind, func(b *testing.B) {
+						i := 0
+						for b.Loop() {
+							if x.lookup(queries[k][i%4096]) != want {
+								b.Fatalf("%s lookup of %q: want %v", kind, queries[k][i%4096], want)
+							}
+							i++
+						}
+					})
+				}
+				x.close()
+			})
+		}
+	}
+}
+
+// BenchmarkEncode: the encoding of a set of n UUIDs (Source mode, as the
+// session store keeps it): bytes per id, time to encode and to decode.
+func BenchmarkEncode(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("uuid/n=%d", n), func(b *testing.B) {
+			src := newMemSource()
+			s := New(Options{Source: src, Dir: b.TempDir()})
+			defer s.Close()
+			g := newIDGen("uuid", 1)
+			for i := range n {
+				s.Add(g.id(i), src.next())
+				src.put("") // positions only: nothing is read back here
+			}
+			var enc []byte
+			b.Run("encode", func(b *testing.B) {
+				for b.Loop() {
+					var err error
+					if enc, err = s.AppendBinary(enc[:0]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(enc))/float64(n), "B/id")
+			})
+			b.Run("decode", func(b *testing.B) {
+				dir := b.TempDir()
+				for b.Loop() {
+					d, err := Decode(enc, Options{Source: src, Dir: dir})
+					if err != nil {
+						b.Fatal(err)
+					}
+					d.Close()
+				}
+			})
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"unsafe"
 )
 
 // ef is a sorted multiset of n p-bit values in Elias-Fano form: each value's
@@ -114,14 +115,34 @@ func (e *ef) index() error {
 	return nil
 }
 
-// selectZero returns the position of the k-th (0-based) zero bit of w.
+// selectZero returns the position of the k-th (0-based) zero bit of w,
+// which must have more than k zero bits: a byte at a time, then a table.
 func selectZero(w uint64, k uint64) uint64 {
 	x := ^w
-	for ; k > 0; k-- {
-		x &= x - 1
+	for i := uint64(0); i < 64; i += 8 {
+		b := uint8(x >> i)
+		if c := uint64(bits.OnesCount8(b)); k >= c {
+			k -= c
+			continue
+		}
+		return i + uint64(selectInByte[b][k])
 	}
-	return uint64(bits.TrailingZeros64(x))
+	return 64
 }
+
+// selectInByte[b][k] is the position of the k-th set bit of b.
+var selectInByte = func() (t [256][8]uint8) {
+	for b := range 256 {
+		k := 0
+		for i := range 8 {
+			if b&(1<<i) != 0 {
+				t[b][k] = uint8(i)
+				k++
+			}
+		}
+	}
+	return t
+}()
 
 // select0 returns the position in high of zero number k (0-based).
 func (e *ef) select0(k uint64) uint64 {
@@ -199,10 +220,20 @@ func appendWords(b []byte, w []uint64) []byte {
 	return b
 }
 
+// readWords reads n little-endian words from b (8n bytes).
 func readWords(b []byte, n uint64) []uint64 {
 	w := make([]uint64, n)
+	if n == 0 {
+		return w
+	}
+	if littleEndianHost {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 8*n), b)
+		return w
+	}
 	for i := range w {
 		w[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
 	return w
 }
+
+var littleEndianHost = binary.NativeEndian.Uint16([]byte{1, 0}) == 1

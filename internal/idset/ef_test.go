@@ -52,3 +52,19 @@ func TestEliasFano(t *testing.T) {
 		}
 	}
 }
+
+func TestSelectZero(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		w := r.Uint64() & r.Uint64() // more zeros
+		k := uint64(0)
+		for i := range 64 {
+			if w&(1<<i) == 0 {
+				if got := selectZero(w, k); got != uint64(i) {
+					t.Fatalf("selectZero(%#x, %d) = %d, want %d", w, k, got, i)
+				}
+				k++
+			}
+		}
+	}
+}
