@@ -77,25 +77,6 @@ func (st *counterStyle) ordinal(k int64) (uint64, bool) {
 	return uint64(o), true
 }
 
-// format appends the style's id numbered k.
-func (st *counterStyle) format(dst []byte, k int64) []byte {
-	dst = append(dst, st.prefix...)
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + k%10)
-		k /= 10
-		if k == 0 {
-			break
-		}
-	}
-	for n := len(buf) - i; n < st.width; n++ {
-		dst = append(dst, '0')
-	}
-	return append(dst, buf[i:]...)
-}
-
 // ordBits is a set of ordinals as a bitset in chunks of chunkBits; a full
 // chunk is the shared fullChunk and an empty one nil, so counter ids added
 // in order cost a pointer per chunkBits ids.
@@ -143,20 +124,6 @@ func (b *ordBits) set(o uint64) {
 	if w == chunkBits-1 && c != fullChunk && isFull(c) {
 		b.chunks[ci] = fullChunk
 	}
-}
-
-// clear removes o; it must be in the set.
-func (b *ordBits) clear(o uint64) {
-	ci := o / chunkBits
-	c := b.chunks[ci]
-	if c == fullChunk {
-		c = new([chunkWords]uint64)
-		*c = *fullChunk
-		b.chunks[ci] = c
-	}
-	w := o % chunkBits
-	c[w/64] &^= 1 << (w % 64)
-	b.ones--
 }
 
 // setRange adds [lo, hi); none of it may be in the set. Whole chunks become

@@ -8,6 +8,26 @@ import (
 	"testing"
 )
 
+// format appends the style's id numbered k: the inverse of parse, which
+// TestCounterStyle checks.
+func (st *counterStyle) format(dst []byte, k int64) []byte {
+	dst = append(dst, st.prefix...)
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + k%10)
+		k /= 10
+		if k == 0 {
+			break
+		}
+	}
+	for n := len(buf) - i; n < st.width; n++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, buf[i:]...)
+}
+
 func TestCounterStyle(t *testing.T) {
 	for _, c := range []struct {
 		first   string // the id that proposes the style, at ordinal 0
