@@ -77,6 +77,26 @@ func (st *counterStyle) ordinal(k int64) (uint64, bool) {
 	return uint64(o), true
 }
 
+// format appends the style's id numbered k: the inverse of parse, which
+// TestCounterStyle checks.
+func (st *counterStyle) format(dst []byte, k int64) []byte {
+	dst = append(dst, st.prefix...)
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + k%10)
+		k /= 10
+		if k == 0 {
+			break
+		}
+	}
+	for n := len(buf) - i; n < st.width; n++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, buf[i:]...)
+}
+
 // ordBits is a set of ordinals as a bitset in chunks of chunkBits; a full
 // chunk is the shared fullChunk and an empty one nil, so counter ids added
 // in order cost a pointer per chunkBits ids.

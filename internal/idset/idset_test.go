@@ -8,26 +8,6 @@ import (
 	"testing"
 )
 
-// format appends the style's id numbered k: the inverse of parse, which
-// TestCounterStyle checks.
-func (st *counterStyle) format(dst []byte, k int64) []byte {
-	dst = append(dst, st.prefix...)
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + k%10)
-		k /= 10
-		if k == 0 {
-			break
-		}
-	}
-	for n := len(buf) - i; n < st.width; n++ {
-		dst = append(dst, '0')
-	}
-	return append(dst, buf[i:]...)
-}
-
 func TestCounterStyle(t *testing.T) {
 	for _, c := range []struct {
 		first   string // the id that proposes the style, at ordinal 0
@@ -297,5 +277,46 @@ func TestDecodedSourceMismatch(t *testing.T) {
 	_, _, err = d.Lookup("id-5-9b")
 	if err == nil || !strings.Contains(err.Error(), "does not hold the ids") {
 		t.Fatalf("Lookup through a wrong Source: %v", err)
+	}
+}
+
+// Each gives back every id in order, counter ids and others, with their
+// entries, from a set that has spilled.
+func TestEach(t *testing.T) {
+	for _, cp := range []bool{false, true} {
+		s := New(Options{Dir: t.TempDir(), BufferRecords: 256, CounterPositions: cp})
+		var want []string
+		for i := range 20_000 {
+			id := fmt.Sprintf("evt-%05d", i)
+			if i%5 == 0 || i%333 == 1 {
+				id = fmt.Sprintf("call_%x_%d", i*2654435761, i)
+			}
+			want = append(want, id)
+			s.Add(id, uint64(3*i))
+		}
+		s.Add(want[7], 0) // a duplicate changes nothing
+		var got []string
+		err := s.Each(func(id string, e Entry) error {
+			if e.Ord != uint64(len(got)) {
+				return fmt.Errorf("ordinal %d at %d", e.Ord, len(got))
+			}
+			if wantPos := uint64(3 * len(got)); e.Pos != wantPos && (e.Pos != NoPos || cp || !strings.HasPrefix(id, "evt-")) {
+				return fmt.Errorf("%q: position %d, want %d", id, e.Pos, wantPos)
+			}
+			got = append(got, strings.Clone(id))
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("counterPositions=%v: %v", cp, err)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("counterPositions=%v: Each gave %d ids, not the %d added in order", cp, len(got), len(want))
+		}
+		s.Close()
+	}
+	d := New(Options{Source: newMemSource()})
+	defer d.Close()
+	if err := d.Each(func(string, Entry) error { return nil }); err == nil {
+		t.Error("Each on a Source-mode set")
 	}
 }
