@@ -88,9 +88,9 @@
 // A lookup the window does not answer touches two cache lines of one shard,
 // plus a bucket of the decoded fingerprints. A "maybe" (an absent id with
 // probability ≤ 1.2e-4; a present id outside the window always) reads one
-// partition range of each generation, at most 3 per level and
-// log4(ids/32768) levels (about 10 reads at 10M ids), then each record with
-// the same 64-bit hash. A parent far back costs that once, then sits in the
+// partition range of each generation (at most 3 per level, log4(ids/32768)
+// levels: 4 to 6 reads at 10M ids), then each record with the same 64-bit
+// hash. A parent far back costs that once, then sits in the
 // window; a trace whose every parent is a different event far back pays it
 // per event (about 10-20 µs instead of 0.1-0.5 µs). Ids crafted so that their
 // full 64-bit SipHash-1-3 values collide make each lookup read all the
