@@ -89,8 +89,9 @@ func heapInUse() uint64 {
 }
 
 // benchImpl is what the benchmarks measure: "set" (this package, the
-// default) or "map" (a Go map[string]uint64, the baseline). Same benchmark
-// names for both, so that benchstat compares them:
+// default), "map" (a Go map[string]uint64) or "refbits" (the journal
+// checker's id set before this package: evt-%03d ids as bits, others in a
+// map). Same benchmark names for all, so that benchstat compares them:
 //
 //	IDSET_BENCH_IMPL=map go test -run '^$' -bench . -count 6 > map.txt
 //	go test -run '^$' -bench . -count 6 > set.txt
@@ -146,14 +147,72 @@ func (m mapIDs) close()           {}
 func (m mapIDs) memBytes() int64  { return 0 }
 func (m mapIDs) diskBytes() int64 { return 0 }
 
+// refBitsIDs is journal's idSet as it was when this package was written
+// (check.go: RefEventNumber, RefBits, a map for the rest), the baseline
+// that the evt-%03d path must not fall behind.
+type refBitsIDs struct {
+	bits  []uint64
+	other map[string]struct{}
+	n     int
+}
+
+func refEventNumber(id string) (int, bool) {
+	const prefix = "evt-"
+	if len(id) < len(prefix)+3 || len(id) > len(prefix)+12 || id[:len(prefix)] != prefix {
+		return 0, false
+	}
+	digits := id[len(prefix):]
+	if len(digits) > 3 && digits[0] == '0' {
+		return 0, false
+	}
+	k := 0
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		k = k*10 + int(c-'0')
+	}
+	return k, true
+}
+
+func (x *refBitsIDs) lookup(id string) bool {
+	if k, ok := refEventNumber(id); ok && k/64 < len(x.bits) && x.bits[k/64]&(1<<(k%64)) != 0 {
+		return true
+	}
+	_, ok := x.other[id]
+	return ok
+}
+
+func (x *refBitsIDs) add(id string, pos uint64) bool {
+	if x.lookup(id) {
+		return false
+	}
+	x.n++
+	if k, ok := refEventNumber(id); ok && k < 2*x.n+1<<16 {
+		for k/64 >= len(x.bits) {
+			x.bits = append(x.bits, 0)
+		}
+		x.bits[k/64] |= 1 << (k % 64)
+		return true
+	}
+	x.other[string([]byte(id))] = struct{}{}
+	return true
+}
+func (x *refBitsIDs) close()           {}
+func (x *refBitsIDs) memBytes() int64  { return 0 }
+func (x *refBitsIDs) diskBytes() int64 { return 0 }
+
 func newIDs(b *testing.B) ids {
 	switch benchImpl {
 	case "set":
 		return setIDs{New(Options{Dir: b.TempDir()})}
 	case "map":
 		return mapIDs{}
+	case "refbits":
+		return &refBitsIDs{other: map[string]struct{}{}}
 	}
-	b.Fatalf("IDSET_BENCH_IMPL=%q: want set or map", benchImpl)
+	b.Fatalf("IDSET_BENCH_IMPL=%q: want set, map or refbits", benchImpl)
 	return nil
 }
 
@@ -204,8 +263,12 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
+const queryCount = 1 << 16
+
 // BenchmarkLookup: one lookup in a set of n ids of a style: the id just
-// added (most parents), one far back (beyond the window), one never added.
+// added (most parents), one far back (65536 ids in the first half, taken
+// in turn, so each is beyond the window again by the time it comes back),
+// one never added.
 func BenchmarkLookup(b *testing.B) {
 	for _, style := range benchStyles {
 		for _, n := range benchSizes {
@@ -220,7 +283,7 @@ func BenchmarkLookup(b *testing.B) {
 				var last string
 				for i := range n {
 					id := g.id(i)
-					if i%max(n/4096, 1) == 0 {
+					if i < n/2 && i%max(n/2/queryCount, 1) == 0 {
 						all = append(all, strings.Clone(id))
 					}
 					if i == n-1 {
@@ -228,9 +291,10 @@ func BenchmarkLookup(b *testing.B) {
 					}
 				}
 				absent := newIDGen(style, 2)
-				for range 4096 {
+				r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+				queries[1] = all
+				for range queryCount {
 					queries[0] = append(queries[0], last)
-					queries[1] = append(queries[1], all[r.IntN(len(all)/2)])
 					q := strings.Clone(absent.id(n + r.IntN(n)))
 					if style == "uuid" {
 						q = strings.Clone(absent.id(0))
@@ -242,8 +306,9 @@ func BenchmarkLookup(b *testing.B) {
 					b.Run(kind, func(b *testing.B) {
 						i := 0
 						for b.Loop() {
-							if x.lookup(queries[k][i%4096]) != want {
-								b.Fatalf("%s lookup of %q: want %v", kind, queries[k][i%4096], want)
+							q := queries[k][i%len(queries[k])]
+							if x.lookup(q) != want {
+								b.Fatalf("%s lookup of %q: want %v", kind, q, want)
 							}
 							i++
 						}

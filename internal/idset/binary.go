@@ -14,10 +14,15 @@ import (
 //	"TCIDSET" 0x01          magic and version
 //	body length
 //	body:
-//	  flags                 byte: 1 replaced hash, 2 counter style, 4 candidate style
+//	  flags                 byte: 1 replaced hash, 2 counter style, 4 candidate style,
+//	                        8 general counter numbers, 16 counter-like ids
 //	  key                   16 bytes, little-endian (absent with a replaced hash)
 //	  ids                   n, the next ordinal
 //	  style                 prefix length, prefix, width, offset (zig-zag)
+//	  with flag 8           count, then the numbers (zig-zag) of the style's ids
+//	                        that took the general path
+//	  with flag 16          count, then the counter-like ids (length, bytes) seen
+//	                        before the style was adopted
 //	  counter runs          count, then per run: gap from the previous run's end, length
 //	  general ids           count g; when g > 0: p (one byte), low and high
 //	                        word counts, then the words (8 bytes little-endian)
@@ -32,8 +37,11 @@ var magic = []byte("TCIDSET\x01")
 
 const (
 	flagCustomHash = 1
-	flagStyle      = 2 // an adopted counter style
-	flagCandidate  = 4 // a proposed one
+	flagStyle      = 2  // an adopted counter style
+	flagCandidate  = 4  // a proposed one
+	flagExclusive  = 8  // the numbers of the style's ids on the general path follow
+	flagPreCounter = 16 // the counter-like ids seen before a style was adopted follow
+	knownFlags     = flagCustomHash | flagStyle | flagCandidate | flagExclusive | flagPreCounter
 )
 
 func (s *Set) styleToEncode() (counterStyle, bool) {
@@ -69,6 +77,12 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 	} else if s.hasCand {
 		flags |= flagCandidate
 	}
+	if s.hasStyle && s.exclusive {
+		flags |= flagExclusive
+	}
+	if !s.hasStyle && !s.preOver {
+		flags |= flagPreCounter
+	}
 	body = append(body, flags)
 	if s.opt.Hash == nil {
 		body = binary.LittleEndian.AppendUint64(body, s.opt.Key[0])
@@ -79,6 +93,18 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 		body = appendString(body, st.prefix)
 		body = binary.AppendUvarint(body, uint64(st.width))
 		body = binary.AppendVarint(body, st.offset)
+	}
+	if flags&flagExclusive != 0 {
+		body = binary.AppendUvarint(body, uint64(len(s.genNums)))
+		for _, k := range s.genNums {
+			body = binary.AppendVarint(body, k)
+		}
+	}
+	if flags&flagPreCounter != 0 {
+		body = binary.AppendUvarint(body, uint64(len(s.preCounter)))
+		for _, id := range s.preCounter {
+			body = appendString(body, id)
+		}
 	}
 	var runs []uint64
 	s.bits.runs(func(lo, hi uint64) { runs = append(runs, lo, hi) })
@@ -266,7 +292,8 @@ func Decode(b []byte, opt Options) (*Set, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if flags[0]&^(flagCustomHash|flagStyle|flagCandidate) != 0 || flags[0]&(flagStyle|flagCandidate) == flagStyle|flagCandidate {
+	if f := flags[0]; f&^knownFlags != 0 || f&(flagStyle|flagCandidate) == flagStyle|flagCandidate ||
+		(f&flagExclusive != 0 && f&flagStyle == 0) || (f&flagPreCounter != 0 && f&flagStyle != 0) {
 		return nil, fmt.Errorf("%w: unknown flags %#x", ErrCorrupt, flags[0])
 	}
 	if custom := flags[0]&flagCustomHash != 0; custom != (opt.Hash != nil) {
@@ -306,6 +333,33 @@ func (s *Set) decode(d *decoder, flags byte) error {
 		} else {
 			s.candidate, s.hasCand = st, true
 		}
+	}
+	// Without the lists the history is unknown: no shortcut for absent
+	// counter ids (correct, only slower).
+	s.preOver = true
+	if flags&flagExclusive != 0 {
+		n := d.uvarint("general counter numbers")
+		if d.err == nil && (n > maxGenNums || n > uint64(len(d.b))) {
+			d.fail("%d general counter numbers", n)
+		}
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			k := d.varint("general counter number")
+			if i > 0 && k <= s.genNums[i-1] {
+				d.fail("general counter numbers out of order")
+			}
+			s.genNums = append(s.genNums, k)
+		}
+		s.exclusive = d.err == nil
+	}
+	if flags&flagPreCounter != 0 {
+		n := d.uvarint("counter-like ids")
+		if d.err == nil && (n > maxPreCounter || n > uint64(len(d.b))) {
+			d.fail("%d counter-like ids", n)
+		}
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			s.preCounter = append(s.preCounter, d.str("counter-like id"))
+		}
+		s.preOver = d.err != nil
 	}
 	nr := d.uvarint("counter runs")
 	if d.err == nil && (nr > uint64(len(d.b)) || (nr > 0 && !s.hasStyle)) {

@@ -60,12 +60,15 @@ func (st *counterStyle) parse(id string) (int64, bool) {
 	if len(d) < st.width || len(d) > maxCounterDigits || (len(d) > st.width && d[0] == '0') {
 		return 0, false
 	}
+	var k int64
 	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
+		c := d[i] - '0'
+		if c > 9 {
 			return 0, false
 		}
+		k = k*10 + int64(c)
 	}
-	return atoiDigits(d), true
+	return k, true
 }
 
 // ordinal returns the ordinal at which the id numbered k is kept as a bit.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -99,6 +100,17 @@ type Set struct {
 	candBuf   []byte
 	bits      ordBits
 
+	// Counter-like ids on the general path: before a style is adopted, up
+	// to maxPreCounter of them (copies; preOver once more came); after,
+	// the numbers of those the style parses, up to maxGenNums. While these
+	// stay small (exclusive), an id that the style parses, whose bit is
+	// clear and whose number is not among them, is absent: no hash, no
+	// filter.
+	preCounter []string
+	preOver    bool
+	genNums    []int64 // sorted
+	exclusive  bool
+
 	win        *window
 	*resources                 // the filter shards and the spill
 	shardRecs  [nShards]uint64 // general records per shard
@@ -134,6 +146,11 @@ func (r *resources) release() {
 		r.sp = nil
 	}
 }
+
+const (
+	maxPreCounter = 64
+	maxGenNums    = 1024
+)
 
 // Defaults.
 const (
@@ -196,10 +213,7 @@ func (s *Set) Lookup(id string) (Entry, bool, error) {
 	if s.err != nil {
 		return Entry{}, false, s.err
 	}
-	if e, id2, ok := s.lastWin(); ok && id2 == id {
-		return e, true, nil // most parents name the event just before
-	}
-	e, ok, err := s.find(id, s.hashFn(id))
+	e, ok, _, err := s.find(id)
 	if err != nil {
 		s.err = err
 	}
@@ -212,24 +226,15 @@ func (s *Set) Add(id string, pos uint64) (Entry, bool, error) {
 	if s.err != nil {
 		return Entry{}, false, s.err
 	}
-	h := s.hashFn(id)
-	e, ok, err := s.find(id, h)
+	e, ok, p, err := s.find(id)
 	if err == nil && !ok {
-		e, err = s.add(id, h, pos)
+		e, err = s.add(id, p, pos)
 	}
 	if err != nil {
 		s.err = err
 		return Entry{}, false, err
 	}
 	return e, !ok, nil
-}
-
-func (s *Set) lastWin() (Entry, string, bool) {
-	if s.win == nil {
-		return Entry{}, "", false
-	}
-	e, id, ok := s.win.last()
-	return Entry{Ord: e.ord, Pos: e.pos}, id, ok
 }
 
 func (s *Set) window() *window {
@@ -246,42 +251,66 @@ func (s *Set) spill() *spill {
 	return s.sp
 }
 
-// find looks id (hash h) up: counter bits, window, filter, then the
-// records for a filter's maybe.
-func (s *Set) find(id string, h uint64) (Entry, bool, error) {
+// probe is what find learnt of an id that add can use again.
+type probe struct {
+	h      uint64 // the hash, when hashed
+	hashed bool
+	k      int64 // the counter style's number, when parsed
+	parsed bool
+	tried  bool // parse was tried under the current style
+}
+
+// find looks id up: counter bits, the newest window entry (most parents
+// name the event just before), the window, the filter, then the records
+// for a filter's maybe.
+func (s *Set) find(id string) (e Entry, ok bool, p probe, err error) {
 	if s.hasStyle {
-		if k, ok := s.style.parse(id); ok {
-			if o, ok := s.style.ordinal(k); ok && o < s.n && s.bits.has(o) {
-				return s.counterEntry(id, h, o)
+		p.tried = true
+		if p.k, p.parsed = s.style.parse(id); p.parsed {
+			if o, ok := s.style.ordinal(p.k); ok && o < s.n && s.bits.has(o) {
+				e, ok, err := s.counterEntry(id, o)
+				return e, ok, p, err
+			}
+			if s.exclusive && !s.generalNumber(p.k) {
+				return Entry{}, false, p, nil
 			}
 		}
 	}
 	if s.win != nil {
-		if e, ok := s.win.find(h, id); ok {
-			return Entry{Ord: e.ord, Pos: e.pos}, true, nil
+		if we, ok := s.win.lastIs(id); ok {
+			return Entry{Ord: we.ord, Pos: we.pos}, true, p, nil
+		}
+	}
+	p.h, p.hashed = s.hashFn(id), true
+	h := p.h
+	if s.win != nil {
+		if we, ok := s.win.find(h, id); ok {
+			return Entry{Ord: we.ord, Pos: we.pos}, true, p, nil
 		}
 	}
 	sh := s.shards[h>>(64-shardBits)]
 	frozenMaybe := s.frozen != nil && s.frozen.contains(h>>(64-s.frozenP))
 	if !frozenMaybe && (sh == nil || !sh.contains(h)) {
-		return Entry{}, false, nil
+		return Entry{}, false, p, nil
 	}
-	e, ok, err := s.confirm(id, h)
+	e, ok, err = s.confirm(id, h)
 	if err != nil || ok || !frozenMaybe {
-		return e, ok, err
+		return e, ok, p, err
 	}
 	// Only the fingerprints of the decoded ids could say: read them back.
 	if err := s.upgrade(); err != nil {
-		return Entry{}, false, err
+		return Entry{}, false, p, err
 	}
-	return s.confirm(id, h)
+	e, ok, err = s.confirm(id, h)
+	return e, ok, p, err
 }
 
 // counterEntry is the entry of the counter id at ordinal o.
-func (s *Set) counterEntry(id string, h, o uint64) (Entry, bool, error) {
+func (s *Set) counterEntry(id string, o uint64) (Entry, bool, error) {
 	if !s.opt.CounterPositions {
 		return Entry{Ord: o, Pos: NoPos}, true, nil
 	}
+	h := s.hashFn(id)
 	if s.win != nil {
 		if e, ok := s.win.find(h, id); ok {
 			return Entry{Ord: e.ord, Pos: e.pos}, true, nil
@@ -359,10 +388,35 @@ func (s *Set) resolve(r rec, wantID bool) (uint64, []byte, error) {
 	return r.ref, id, nil
 }
 
+// generalNumber reports whether a style's id numbered k took the general
+// path.
+func (s *Set) generalNumber(k int64) bool {
+	switch len(s.genNums) {
+	case 0:
+		return false
+	case 1:
+		return s.genNums[0] == k
+	}
+	_, found := slices.BinarySearch(s.genNums, k)
+	return found
+}
+
+func (s *Set) addGeneralNumber(k int64) {
+	i, found := slices.BinarySearch(s.genNums, k)
+	if found {
+		return
+	}
+	if len(s.genNums) == maxGenNums {
+		s.exclusive, s.genNums = false, nil
+		return
+	}
+	s.genNums = slices.Insert(s.genNums, i, k)
+}
+
 // add adds an id known to be absent at the next ordinal.
-func (s *Set) add(id string, h, pos uint64) (Entry, error) {
+func (s *Set) add(id string, p probe, pos uint64) (Entry, error) {
 	o := s.n
-	counter, err := s.addCounter(id, h, o, pos)
+	counter, err := s.addCounter(id, &p, o, pos)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -374,13 +428,20 @@ func (s *Set) add(id string, h, pos uint64) (Entry, error) {
 		}
 		return e, nil
 	}
-	return e, s.addGeneral(id, h, o, pos)
+	return e, s.addGeneral(id, s.hashOf(id, &p), o, pos)
+}
+
+func (s *Set) hashOf(id string, p *probe) uint64 {
+	if !p.hashed {
+		p.h, p.hashed = s.hashFn(id), true
+	}
+	return p.h
 }
 
 // addCounter keeps id as the bit of ordinal o when it is the counter
 // style's id for o. Until a style is adopted, each counter-like id proposes
 // one, and the next id adopts it when it is the same style's next number.
-func (s *Set) addCounter(id string, h, o, pos uint64) (bool, error) {
+func (s *Set) addCounter(id string, p *probe, o, pos uint64) (bool, error) {
 	if !s.hasStyle {
 		st, _, ok := styleOf(id, o)
 		if ok && s.hasCand && st.prefix == s.candidate.prefix && st.offset == s.candidate.offset {
@@ -394,20 +455,35 @@ func (s *Set) addCounter(id string, h, o, pos uint64) (bool, error) {
 				// A copy: id may alias a buffer the caller reuses.
 				s.candBuf = append(s.candBuf[:0], st.prefix...)
 				st.prefix = bytesView(s.candBuf)
+				if len(s.preCounter) < maxPreCounter {
+					s.preCounter = append(s.preCounter, strings.Clone(id))
+				} else {
+					s.preOver = true
+				}
 			}
 			s.candidate, s.hasCand = st, ok
 			return false, nil
 		}
+		s.exclusive, s.genNums = !s.preOver, nil
+		for _, pre := range s.preCounter {
+			if k, ok := s.style.parse(pre); ok {
+				s.addGeneralNumber(k)
+			}
+		}
+		s.preCounter = nil
 	}
-	k, ok := s.style.parse(id)
-	if !ok {
+	if !p.tried {
+		p.k, p.parsed = s.style.parse(id)
+	}
+	if !p.parsed {
 		return false, nil
 	}
-	if at, ok := s.style.ordinal(k); !ok || at != o {
+	if at, ok := s.style.ordinal(p.k); !ok || at != o {
 		return false, nil
 	}
 	s.bits.set(o)
 	if s.opt.CounterPositions {
+		h := s.hashOf(id, p)
 		ref := pos
 		if s.opt.Source == nil {
 			var err error
@@ -426,6 +502,11 @@ func (s *Set) addCounter(id string, h, o, pos uint64) (bool, error) {
 // addGeneral records id (hash h) at ordinal o: a spill record, the
 // filter, the window.
 func (s *Set) addGeneral(id string, h, o, pos uint64) error {
+	if s.exclusive {
+		if k, ok := s.style.parse(id); ok {
+			s.addGeneralNumber(k)
+		}
+	}
 	sp := s.spill()
 	ref := pos
 	if s.opt.Source == nil {

@@ -9,6 +9,7 @@ type window struct {
 	maxEnts, maxBytes int        // it grows up to these, then evicts
 	ents              []winEntry // a ring of at most len(ents) entries
 	head              int        // index of the oldest entry
+	newest            int        // index of the newest, when count > 0
 	count             int
 	arena             []byte   // id bytes, allocated as a ring in entry order
 	used              int      // arena bytes held by live entries, gaps included
@@ -69,13 +70,13 @@ func (w *window) find(h uint64, id string) (winEntry, bool) {
 	}
 }
 
-// last returns the newest entry and its id.
-func (w *window) last() (winEntry, string, bool) {
+// lastIs returns the newest entry when it is id's.
+func (w *window) lastIs(id string) (winEntry, bool) {
 	if w.count == 0 {
-		return winEntry{}, "", false
+		return winEntry{}, false
 	}
-	e := w.ents[(w.head+w.count-1)%len(w.ents)]
-	return e, string(w.arena[e.off : e.off+e.n]), true
+	e := &w.ents[w.newest]
+	return *e, string(w.arena[e.off:e.off+e.n]) == id
 }
 
 // insert adds an id that is not in the window, evicting the oldest entries
@@ -117,7 +118,11 @@ func (w *window) put(h uint64, id string, ord, pos uint64) {
 	copy(w.arena[off:], id)
 	w.wp = off + n
 	w.used += gap + n
-	idx := (w.head + w.count) % len(w.ents)
+	idx := w.head + w.count
+	if idx >= len(w.ents) {
+		idx -= len(w.ents)
+	}
+	w.newest = idx
 	w.ents[idx] = winEntry{h: h, ord: ord, pos: pos, off: uint32(off), n: uint32(n), gap: uint32(gap)}
 	w.count++
 	i := w.slot(h)
