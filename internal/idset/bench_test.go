@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,19 +46,9 @@ func (g *idGen) id(i int) string {
 		g.buf = append(g.buf, '-')
 		g.buf = hex.AppendEncode(g.buf, raw[10:16])
 	case "evt-%07d":
-		g.buf = append(g.buf[:0], "evt-"...)
-		s := strconv.Itoa(i)
-		for n := len(s); n < 7; n++ {
-			g.buf = append(g.buf, '0')
-		}
-		g.buf = append(g.buf, s...)
+		g.buf = (&counterStyle{prefix: "evt-", width: 7}).format(g.buf[:0], int64(i))
 	case "evt-%03d":
-		g.buf = append(g.buf[:0], "evt-"...)
-		s := strconv.Itoa(i)
-		for n := len(s); n < 3; n++ {
-			g.buf = append(g.buf, '0')
-		}
-		g.buf = append(g.buf, s...)
+		g.buf = (&counterStyle{prefix: "evt-", width: 3}).format(g.buf[:0], int64(i))
 	}
 	return bytesView(g.buf)
 }

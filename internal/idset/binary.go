@@ -226,24 +226,14 @@ func (d *decoder) fail(format string, a ...any) {
 	}
 }
 
-func (d *decoder) uvarint(what string) uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("%s: truncated", what)
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *decoder) uvarint(what string) uint64 { return readVarint(d, what, binary.Uvarint) }
+func (d *decoder) varint(what string) int64   { return readVarint(d, what, binary.Varint) }
 
-func (d *decoder) varint(what string) int64 {
+func readVarint[T uint64 | int64](d *decoder, what string, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail("%s: truncated", what)
 		return 0

@@ -256,22 +256,27 @@ var collidingHashes = map[string]func(string) uint64{
 	"12bits": func(id string) uint64 { return sipHash13(DefaultKey, id) & 0xfff0_0000_0000_0000 },
 }
 
+// stream adds n ids of a style, each followed by a lookup of an earlier
+// id and of one that is (most likely) absent.
+func (c *checker) stream(r *rand.Rand, gen func(*rand.Rand, int) string, n int) {
+	c.t.Helper()
+	var ids []string
+	for i := range n {
+		id := gen(r, i)
+		ids = append(ids, id)
+		c.add(id)
+		c.lookup(ids[r.IntN(len(ids))])
+		c.lookup(gen(r, i+7))
+	}
+}
+
 func TestDifferentialCollisions(t *testing.T) {
 	for hname, hf := range collidingHashes {
 		for name, gen := range idStyles {
 			t.Run(hname+"/"+name, func(t *testing.T) {
 				c := newChecker(t, Options{Hash: hf, Window: 8, WindowBytes: 256, BufferRecords: 128}, false)
-				r := rand.New(rand.NewPCG(3, 4))
-				var ids []string
-				for i := range 600 {
-					id := gen(r, i)
-					ids = append(ids, id)
-					c.add(id)
-					c.lookup(ids[r.IntN(len(ids))])
-					c.lookup(gen(r, i+7))
-				}
-				st := c.s.Stats()
-				t.Logf("%+v", st)
+				c.stream(rand.New(rand.NewPCG(3, 4)), gen, 600)
+				t.Logf("%+v", c.s.Stats())
 			})
 		}
 	}
@@ -282,15 +287,7 @@ func TestSourceMode(t *testing.T) {
 		for _, cp := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/counterPositions=%v", name, cp), func(t *testing.T) {
 				c := newChecker(t, Options{CounterPositions: cp, Window: 32, WindowBytes: 1024, BufferRecords: 256}, true)
-				r := rand.New(rand.NewPCG(5, 6))
-				var ids []string
-				for i := range 5000 {
-					id := gen(r, i)
-					ids = append(ids, id)
-					c.add(id)
-					c.lookup(ids[r.IntN(len(ids))])
-					c.lookup(gen(r, i+3))
-				}
+				c.stream(rand.New(rand.NewPCG(5, 6)), gen, 5000)
 			})
 		}
 	}
