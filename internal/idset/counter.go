@@ -53,7 +53,17 @@ func styleOf(id string, ord uint64) (counterStyle, int64, bool) {
 // parse returns k when id is exactly the style's id numbered k.
 func (st *counterStyle) parse(id string) (int64, bool) {
 	p := len(st.prefix)
-	if len(id) <= p || id[:p] != st.prefix {
+	if len(id) <= p {
+		return 0, false
+	}
+	if p <= 8 {
+		// Short prefixes (evt-, call_) byte by byte: cheaper than a call.
+		for i := 0; i < p; i++ {
+			if id[i] != st.prefix[i] {
+				return 0, false
+			}
+		}
+	} else if id[:p] != st.prefix {
 		return 0, false
 	}
 	d := id[p:]

@@ -124,6 +124,7 @@ type Set struct {
 
 	err     error  // the first I/O error; the set is unusable after it
 	scratch []byte // ids read back
+	probe   probe  // what find learnt of the id it looked up last
 }
 
 // resources are what the set holds outside the Go heap (filter tables) or
@@ -213,7 +214,7 @@ func (s *Set) Lookup(id string) (Entry, bool, error) {
 	if s.err != nil {
 		return Entry{}, false, s.err
 	}
-	e, ok, _, err := s.find(id)
+	e, ok, err := s.find(id)
 	if err != nil {
 		s.err = err
 	}
@@ -226,9 +227,9 @@ func (s *Set) Add(id string, pos uint64) (Entry, bool, error) {
 	if s.err != nil {
 		return Entry{}, false, s.err
 	}
-	e, ok, p, err := s.find(id)
+	e, ok, err := s.find(id)
 	if err == nil && !ok {
-		e, err = s.add(id, p, pos)
+		e, err = s.add(id, pos)
 	}
 	if err != nil {
 		s.err = err
@@ -262,54 +263,57 @@ type probe struct {
 
 // find looks id up: counter bits, the newest window entry (most parents
 // name the event just before), the window, the filter, then the records
-// for a filter's maybe.
-func (s *Set) find(id string) (e Entry, ok bool, p probe, err error) {
+// for a filter's maybe. What it learns of id is left in s.probe for add.
+func (s *Set) find(id string) (e Entry, ok bool, err error) {
+	p := &s.probe
+	*p = probe{}
 	if s.hasStyle {
 		p.tried = true
 		if p.k, p.parsed = s.style.parse(id); p.parsed {
 			if o, ok := s.style.ordinal(p.k); ok && o < s.n && s.bits.has(o) {
+				if !s.opt.CounterPositions {
+					return Entry{Ord: o, Pos: NoPos}, true, nil
+				}
 				e, ok, err := s.counterEntry(id, o)
-				return e, ok, p, err
+				return e, ok, err
 			}
 			if s.exclusive && !s.generalNumber(p.k) {
-				return Entry{}, false, p, nil
+				return Entry{}, false, nil
 			}
 		}
 	}
 	if s.win != nil {
 		if we, ok := s.win.lastIs(id); ok {
-			return Entry{Ord: we.ord, Pos: we.pos}, true, p, nil
+			return Entry{Ord: we.ord, Pos: we.pos}, true, nil
 		}
 	}
 	p.h, p.hashed = s.hashFn(id), true
 	h := p.h
 	if s.win != nil {
 		if we, ok := s.win.find(h, id); ok {
-			return Entry{Ord: we.ord, Pos: we.pos}, true, p, nil
+			return Entry{Ord: we.ord, Pos: we.pos}, true, nil
 		}
 	}
 	sh := s.shards[h>>(64-shardBits)]
 	frozenMaybe := s.frozen != nil && s.frozen.contains(h>>(64-s.frozenP))
 	if !frozenMaybe && (sh == nil || !sh.contains(h)) {
-		return Entry{}, false, p, nil
+		return Entry{}, false, nil
 	}
 	e, ok, err = s.confirm(id, h)
 	if err != nil || ok || !frozenMaybe {
-		return e, ok, p, err
+		return e, ok, err
 	}
 	// Only the fingerprints of the decoded ids could say: read them back.
 	if err := s.upgrade(); err != nil {
-		return Entry{}, false, p, err
+		return Entry{}, false, err
 	}
 	e, ok, err = s.confirm(id, h)
-	return e, ok, p, err
+	return e, ok, err
 }
 
-// counterEntry is the entry of the counter id at ordinal o.
+// counterEntry is the entry of the counter id at ordinal o, with its
+// position (Options.CounterPositions).
 func (s *Set) counterEntry(id string, o uint64) (Entry, bool, error) {
-	if !s.opt.CounterPositions {
-		return Entry{Ord: o, Pos: NoPos}, true, nil
-	}
 	h := s.hashFn(id)
 	if s.win != nil {
 		if e, ok := s.win.find(h, id); ok {
@@ -413,10 +417,12 @@ func (s *Set) addGeneralNumber(k int64) {
 	s.genNums = slices.Insert(s.genNums, i, k)
 }
 
-// add adds an id known to be absent at the next ordinal.
-func (s *Set) add(id string, p probe, pos uint64) (Entry, error) {
+// add adds an id known to be absent at the next ordinal; find has just
+// looked it up.
+func (s *Set) add(id string, pos uint64) (Entry, error) {
 	o := s.n
-	counter, err := s.addCounter(id, &p, o, pos)
+	p := &s.probe
+	counter, err := s.addCounter(id, p, o, pos)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -428,7 +434,7 @@ func (s *Set) add(id string, p probe, pos uint64) (Entry, error) {
 		}
 		return e, nil
 	}
-	return e, s.addGeneral(id, s.hashOf(id, &p), o, pos)
+	return e, s.addGeneral(id, s.hashOf(id, p), o, pos)
 }
 
 func (s *Set) hashOf(id string, p *probe) uint64 {
