@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -318,5 +320,82 @@ func TestEach(t *testing.T) {
 	defer d.Close()
 	if err := d.Each(func(string, Entry) error { return nil }); err == nil {
 		t.Error("Each on a Source-mode set")
+	}
+}
+
+// The spill's search reads windows of sorted partitions: it must find
+// every record of a hash however the records fall (partitions far bigger
+// than a window, runs of equal hashes across windows, merged generations).
+func TestSpillSearch(t *testing.T) {
+	sp := newSpill(t.TempDir(), 1<<12, false)
+	defer sp.close()
+	r := rand.New(rand.NewPCG(21, 22))
+	want := map[uint64][]uint64{} // hash -> ordinals
+	var hashes []uint64
+	ord := uint64(0)
+	// Everything in four partitions, so each holds thousands of records.
+	for len(hashes) < 3000 {
+		h := uint64(r.IntN(4))<<(64-partBits) | r.Uint64()>>partBits
+		hashes = append(hashes, h)
+		run := 1
+		switch r.IntN(20) {
+		case 0:
+			run = 1 + r.IntN(3*searchWindow) // a run across windows
+		case 1, 2:
+			run = 2 + r.IntN(5)
+		}
+		for range run {
+			if err := sp.add(rec{h: h, ord: ord}); err != nil {
+				t.Fatal(err)
+			}
+			want[h] = append(want[h], ord)
+			ord++
+		}
+	}
+	if err := sp.flush(); err != nil {
+		t.Fatal(err)
+	}
+	merged := false
+	for _, g := range sp.gens {
+		for p := range 4 {
+			merged = merged || (g.level > 0 && g.off[p+1]-g.off[p] > 4*searchWindow)
+		}
+	}
+	if !merged {
+		t.Fatalf("no merged generation with partitions of several windows: %d generations", len(sp.gens))
+	}
+	check := func(h uint64) {
+		var got []uint64
+		err := sp.search(h, func(r rec) (bool, error) {
+			got = append(got, r.ord)
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want[h]) {
+			t.Fatalf("search(%#x): %d records, want %d", h, len(got), len(want[h]))
+		}
+	}
+	for _, h := range hashes {
+		check(h)
+		check(h + 1) // absent (or the next one, which want knows too)
+		check(h - 1)
+	}
+	for _, g := range sp.gens {
+		for p := range nParts {
+			prev := uint64(0)
+			err := sp.readRange(g, g.off[p], g.off[p+1], func(r rec) bool {
+				if r.h < prev {
+					t.Fatalf("generation level %d, partition %d: not sorted", g.level, p)
+				}
+				prev = r.h
+				return true
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

@@ -2,10 +2,12 @@ package idset
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // The spill holds one record per id (hash, ordinal, reference), the set's
@@ -222,6 +224,13 @@ func (sp *spill) flush() error {
 			sp.sorted[at[p]] = r
 			at[p]++
 		}
+		// Each partition sorted by hash: a lookup reads a window, not the
+		// whole partition.
+		start := 0
+		for p := 0; p < partsPerShard; p++ {
+			slices.SortFunc(sp.sorted[start:at[p]], func(a, b rec) int { return cmp.Compare(a.h, b.h) })
+			start = at[p]
+		}
 		for _, r := range sp.sorted[:len(buf)] {
 			putRec(rb[:], r)
 			w.Write(rb[:])
@@ -281,7 +290,8 @@ func (sp *spill) mergeTiers() error {
 }
 
 // merge writes one generation holding the records of gs, partition by
-// partition, reading each input sequentially.
+// partition, each partition's runs merged in hash order, reading each input
+// sequentially.
 func (sp *spill) merge(gs []*gen) (*gen, error) {
 	f, err := sp.tempFile()
 	if err != nil {
@@ -293,16 +303,52 @@ func (sp *spill) merge(gs []*gen) (*gen, error) {
 	for i, g := range gs {
 		rs[i] = bufio.NewReaderSize(io.NewSectionReader(g.f, 0, int64(g.count())*recSize), 64<<10)
 	}
+	left := make([]uint64, len(gs)) // records of the partition still to read, per input
+	heads := make([]rec, len(gs))
+	var rb [recSize]byte
+	next := func(i int) error {
+		if _, err := io.ReadFull(rs[i], rb[:]); err != nil {
+			return err
+		}
+		heads[i] = getRec(rb[:])
+		left[i]--
+		return nil
+	}
+	fail := func(err error) (*gen, error) {
+		f.Close()
+		return nil, fmt.Errorf("idset: spill merge: %w", err)
+	}
 	var idx uint64
 	for p := 0; p < nParts; p++ {
 		m.off[p] = idx
+		live := 0 // inputs with a head record
 		for i, g := range gs {
-			n := g.off[p+1] - g.off[p]
-			if _, err := io.CopyN(w, rs[i], int64(n)*recSize); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("idset: spill merge: %w", err)
+			left[i] = g.off[p+1] - g.off[p]
+			if left[i] > 0 {
+				if err := next(i); err != nil {
+					return fail(err)
+				}
+				live++
+			} else {
+				heads[i].ord = ^uint64(0) // marks "done"
 			}
-			idx += n
+		}
+		for live > 0 {
+			best := -1
+			for i := range heads {
+				if heads[i].ord != ^uint64(0) && (best < 0 || heads[i].h < heads[best].h) {
+					best = i
+				}
+			}
+			putRec(rb[:], heads[best])
+			w.Write(rb[:])
+			idx++
+			if left[best] == 0 {
+				heads[best].ord = ^uint64(0)
+				live--
+			} else if err := next(best); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	m.off[nParts] = idx
@@ -352,9 +398,8 @@ func (sp *spill) search(h uint64, fn func(r rec) (bool, error)) error {
 			return ferr
 		}
 	}
-	p := h >> (64 - partBits)
 	for _, g := range sp.gens {
-		if err := sp.readRange(g, g.off[p], g.off[p+1], visit); err != nil {
+		if err := sp.searchGen(g, h, visit); err != nil {
 			return err
 		}
 		if !cont || ferr != nil {
@@ -362,6 +407,69 @@ func (sp *spill) search(h uint64, fn func(r rec) (bool, error)) error {
 		}
 	}
 	return nil
+}
+
+// searchWindow is how many records a lookup reads at a time (6 KiB).
+const searchWindow = 256
+
+// searchGen calls visit with the records of g whose hash is h. A partition
+// is sorted by hash and hashes are uniform, so the first window read, where
+// the hash's bits below the partition's say it should be, nearly always
+// holds them; otherwise the search halves the range that must.
+func (sp *spill) searchGen(g *gen, h uint64, visit func(r rec) bool) error {
+	p := h >> (64 - partBits)
+	lo, hi := g.off[p], g.off[p+1]
+	// [left, right] holds the first record whose hash is >= h.
+	left, right := lo, hi
+	guess := lo + uint64((h<<partBits)>>32)*(hi-lo)>>32
+	for right-left > searchWindow {
+		start := min(max(guess, left+searchWindow/2)-searchWindow/2, right-searchWindow)
+		b, err := sp.readRecs(g, start, start+searchWindow)
+		if err != nil {
+			return err
+		}
+		first, last := getRec(b).h, getRec(b[len(b)-recSize:]).h
+		switch {
+		case first >= h:
+			right = start
+		case last < h:
+			left = start + searchWindow
+		default:
+			left, right = start, start+searchWindow // it is in this window
+		}
+		if right-left > searchWindow {
+			guess = left + (right-left)/2
+		}
+	}
+	for at := left; at < hi; at += searchWindow {
+		b, err := sp.readRecs(g, at, min(at+searchWindow, hi))
+		if err != nil {
+			return err
+		}
+		for i := 0; i < len(b); i += recSize {
+			r := getRec(b[i:])
+			if r.h > h {
+				return nil
+			}
+			if r.h == h && !visit(r) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// readRecs reads records [lo, hi) of g into the read scratch.
+func (sp *spill) readRecs(g *gen, lo, hi uint64) ([]byte, error) {
+	n := int(hi-lo) * recSize
+	if cap(sp.rd) < n {
+		sp.rd = make([]byte, max(n, searchWindow*recSize))
+	}
+	b := sp.rd[:n]
+	if _, err := g.f.ReadAt(b, int64(lo)*recSize); err != nil {
+		return nil, fmt.Errorf("idset: spill read: %w", err)
+	}
+	return b, nil
 }
 
 // eachShard calls fn with every record of shard s.
