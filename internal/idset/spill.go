@@ -299,20 +299,18 @@ func (sp *spill) merge(gs []*gen) (*gen, error) {
 	}
 	m := &gen{f: f, level: gs[0].level + 1}
 	w := bufio.NewWriterSize(f, 64<<10)
-	rs := make([]*bufio.Reader, len(gs))
+	ins := make([]mergeInput, len(gs))
 	for i, g := range gs {
-		rs[i] = bufio.NewReaderSize(io.NewSectionReader(g.f, 0, int64(g.count())*recSize), 64<<10)
+		ins[i] = mergeInput{f: g.f, end: int64(g.count()) * recSize, buf: make([]byte, 0, 2730*recSize)} // whole records, about 64 KiB
 	}
 	left := make([]uint64, len(gs)) // records of the partition still to read, per input
 	heads := make([]rec, len(gs))
 	var rb [recSize]byte
 	next := func(i int) error {
-		if _, err := io.ReadFull(rs[i], rb[:]); err != nil {
-			return err
-		}
-		heads[i] = getRec(rb[:])
+		r, err := ins[i].next()
+		heads[i] = r
 		left[i]--
-		return nil
+		return err
 	}
 	fail := func(err error) (*gen, error) {
 		f.Close()
@@ -358,6 +356,32 @@ func (sp *spill) merge(gs []*gen) (*gen, error) {
 	}
 	sp.bytes += int64(idx) * recSize
 	return m, nil
+}
+
+// mergeInput reads a generation's records in order, a buffer at a time.
+type mergeInput struct {
+	f        *os.File
+	off, end int64
+	buf      []byte
+	at       int
+}
+
+func (in *mergeInput) next() (rec, error) {
+	if in.at == len(in.buf) {
+		n := min(int64(cap(in.buf)), in.end-in.off)
+		if n <= 0 {
+			return rec{}, io.ErrUnexpectedEOF
+		}
+		in.buf = in.buf[:n]
+		if _, err := in.f.ReadAt(in.buf, in.off); err != nil {
+			return rec{}, err
+		}
+		in.off += n
+		in.at = 0
+	}
+	r := getRec(in.buf[in.at:])
+	in.at += recSize
+	return r, nil
 }
 
 // readRange calls fn with each record [lo, hi) of g, reading in chunks.
