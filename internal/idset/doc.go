@@ -48,7 +48,7 @@
 //     near its mean (77%): 21 bits an id.
 //   - Spill: a record (64-bit hash, ordinal, reference) per id, buffered per
 //     shard and written as generations (temporary files, unlinked at once)
-//     grouped by 1024 hash partitions, merged four at a time. In own mode
+//     of 1024 hash partitions, each sorted by hash, merged four at a time. In own mode
 //     (no Source) the reference points into a spill of the ids' bytes and
 //     positions; in Source mode it is the caller's position.
 //   - Encoding: the counter style and runs of counter ordinals, the top p =
@@ -87,15 +87,16 @@
 //
 // A lookup the window does not answer touches two cache lines of one shard,
 // plus a bucket of the decoded fingerprints. A "maybe" (an absent id with
-// probability ≤ 1.2e-4; a present id outside the window always) reads one
-// partition range of each generation (at most 3 per level, log4(ids/32768)
-// levels: 4 to 6 reads at 10M ids), then each record with the same 64-bit
-// hash. A parent far back costs that once, then sits in the
-// window; a trace whose every parent is a different event far back pays it
-// per event (about 10-20 µs instead of 0.1-0.5 µs). Ids crafted so that their
-// full 64-bit SipHash-1-3 values collide make each lookup read all the
-// colliding records: O(n) per lookup, O(n²) in all, still exact (tests force
-// this with Options.Hash). With a secret Options.Key that is infeasible;
+// probability ≤ 1.2e-4; a present id outside the window always) reads, in
+// each generation (at most 3 per level, log4(ids/32768) levels: 4 to 6 at
+// 10M ids), the 256 records of its hash-sorted partition where the hash
+// says it is, then the id of each record with the same 64-bit hash: 5-8 µs
+// from the page cache at 1M-10M ids. A parent far back costs that once,
+// then sits in the window; a trace whose every parent is a different event
+// far back pays it per event (that, instead of about 0.1-1 µs). Ids crafted
+// so that their full 64-bit SipHash-1-3 values collide make each lookup read
+// all the colliding records: O(n) per lookup, O(n²) in all, still exact
+// (tests force this with Options.Hash). With a secret Options.Key that is infeasible;
 // with the public default key a colliding pair costs about 2^32 hashes and
 // a k-way collision about 2^(64(k-1)/k). A decoded set reads all older ids
 // once (Source.EachID) on its first "maybe" about one of them: at most one
