@@ -71,14 +71,20 @@
 //     style never changes once adopted.
 //  4. A window entry holds an added id's bytes with its true ordinal and
 //     position.
+//  5. While the set is "exclusive", it knows the number of every id on the
+//     general path that the style parses (ids the style numbers but that
+//     came out of order, or before it was adopted; at most 1024 of them,
+//     else exclusivity ends for good).
 //
 // A lookup answers "found" only after comparing bytes (the window's, or
 // those read back through a record) or from a counter bit, which by 3 and
 // the inverse parse/format names exactly one id: no false accept. An added
-// id is in the bits (3), or its hash passes the filter or the decoded
-// fingerprints (1, 2), and then every record with that hash is compared,
-// its own included, after an upgrade turns decoded fingerprints back into
-// records: no false reject. Hash and fingerprint collisions only add
+// id is in the bits (3); or it is on the general path, where a style's id
+// is among the known numbers (5, so the shortcut that answers "absent" for
+// the style's other ids does not apply to it), and its hash passes the
+// filter or the decoded fingerprints (1, 2), and then every record with that
+// hash is compared, its own included, after an upgrade turns decoded
+// fingerprints back into records: no false reject. Hash and fingerprint collisions only add
 // records to compare. The one trust assumption is the Source: ids read back
 // must be the ones added (upgrade checks each against the fingerprints and
 // the count, and fails when they disagree).
