@@ -8,7 +8,8 @@
 // second model.request) answered by a streamed model.response (one event per
 // chunk, the last with final true), with an occasional context.compact; the
 // last event is session.stop. Envelopes are the reference's golden ones
-// (fixed clock, evt-%03d ids, parent_event_id naming the previous event),
+// (fixed clock, evt-%03d ids unless Options.IDs asks for zero-padded
+// counters or UUIDs, parent_event_id naming the previous event),
 // and some texts hold non-ASCII, quotes, backslashes and control characters
 // so that encoders are exercised. The bytes depend only on Options.
 //
@@ -30,7 +31,21 @@ type Options struct {
 	Events int    // number of events, at least 2
 	Seed   uint64 // varies the texts and turn shapes
 	Name   string // lesson-like name: session-<Name>, run-<Name>-golden; default "bench"
+	// IDs is the event id style: IDsRef (the default), IDsPadded or
+	// IDsUUID. Only the ids (event_id and parent_event_id) differ between
+	// styles; texts and turn shapes are the same for one Seed.
+	IDs string
 }
+
+// Event id styles.
+const (
+	IDsRef    = "evt-%03d" // the reference's: evt-000, evt-001, ..., evt-1000
+	IDsPadded = "evt-%07d" // zero-padded counters, as many tools write them
+	IDsUUID   = "uuid"     // random version-4 UUIDs, as Claude Code, pi and Codex write them
+)
+
+// IDStyles lists the styles Options.IDs accepts.
+var IDStyles = []string{IDsRef, IDsPadded, IDsUUID}
 
 // Clock is the reference's fixed clock: event n is stamped Clock + n seconds.
 var Clock = time.Date(2026, 8, 10, 0, 0, 0, 0, time.UTC)
@@ -68,6 +83,8 @@ type Generator struct {
 	run     string
 	prov    jsonv.Value
 	buf     []byte
+	ids     *rand.Rand // UUIDs, apart from rng so that texts do not depend on the id style
+	id, par string     // this event's id and its parent's
 }
 
 // New returns a generator for o.
@@ -78,11 +95,15 @@ func New(o Options) *Generator {
 	if o.Name == "" {
 		o.Name = "bench"
 	}
+	if o.IDs == "" {
+		o.IDs = IDsRef
+	}
 	g := &Generator{
 		o:       o,
 		rng:     rand.New(rand.NewPCG(o.Seed, 0x7472616365)),
 		session: "session-" + o.Name,
 		run:     "run-" + o.Name + "-golden",
+		ids:     rand.New(rand.NewPCG(o.Seed, 0x75756964)),
 	}
 	g.prov = jsonv.Obj(
 		jsonv.M("agent_id", jsonv.Str("reference-agent")),
@@ -126,15 +147,30 @@ func (g *Generator) Next() []byte {
 		g.pending = g.pending[1:]
 		typ, kind, id, payload = f()
 	}
+	g.par, g.id = g.id, g.eventID()
 	g.buf = g.appendEvent(g.buf[:0], typ, kind, id, payload)
 	g.seq++
 	return g.buf
 }
 
+// eventID is the id of event g.seq in the chosen style.
+func (g *Generator) eventID() string {
+	switch g.o.IDs {
+	case IDsPadded:
+		return fmt.Sprintf("evt-%07d", g.seq)
+	case IDsUUID:
+		hi, lo := g.ids.Uint64(), g.ids.Uint64()
+		hi = hi&^0xf000 | 0x4000     // version 4
+		lo = lo&^(0xc<<60) | 0x8<<60 // RFC 4122 variant
+		return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, hi>>16&0xffff, hi&0xffff, lo>>48, lo&(1<<48-1))
+	}
+	return fmt.Sprintf("evt-%03d", g.seq)
+}
+
 func (g *Generator) appendEvent(dst []byte, typ, kind, id string, payload jsonv.Value) []byte {
 	ms := []jsonv.Member{
 		jsonv.M("trace_version", jsonv.Str("0.1.0")),
-		jsonv.M("event_id", jsonv.Str(fmt.Sprintf("evt-%03d", g.seq))),
+		jsonv.M("event_id", jsonv.Str(g.id)),
 		jsonv.M("session_id", jsonv.Str(g.session)),
 		jsonv.M("sequence", jsonv.Int(int64(g.seq))),
 		jsonv.M("timestamp", jsonv.Str(Clock.Add(time.Duration(g.seq)*time.Second).Format("2006-01-02T15:04:05Z"))),
@@ -145,7 +181,7 @@ func (g *Generator) appendEvent(dst []byte, typ, kind, id string, payload jsonv.
 		jsonv.M("redaction", jsonv.Obj(jsonv.M("status", jsonv.Str("clean")), jsonv.M("fields", jsonv.Arr()))),
 	}
 	if g.seq > 0 {
-		ms = append(ms, jsonv.M("parent_event_id", jsonv.Str(fmt.Sprintf("evt-%03d", g.seq-1))))
+		ms = append(ms, jsonv.M("parent_event_id", jsonv.Str(g.par)))
 	}
 	dst = jsonv.Obj(ms...).AppendJSON(dst)
 	return append(dst, '\n')
