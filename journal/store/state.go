@@ -167,10 +167,28 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 		checker = journal.NewRunChecker()
 		a.newRun = checker
 	}
-	if jerr := checker.TryCheck(ev); jerr != nil {
+	if jerr := tryCheck(checker, ev); jerr != nil {
 		return a, jerr, nil
 	}
 	return a, nil, nil
+}
+
+// tryCheck is c.Check for an event the session may still refuse: when the
+// event is rejected, c is left exactly as it was, so the next event is
+// checked as if the rejected one had never been offered. An accepted event
+// is checked as Check does.
+func tryCheck(c *journal.RunChecker, e *journal.Event) *journal.Error {
+	m := c.Mark()
+	had := c.HasEventID(e.EventID)
+	err := c.Check(e)
+	if err != nil {
+		if had {
+			c.Rollback(m)
+		} else {
+			c.Rollback(m, e.EventID)
+		}
+	}
+	return err
 }
 
 // commit records an admitted event stored at the next line, size bytes long
