@@ -58,3 +58,22 @@ func (s *LineScanner) Decode(dst, line []byte) (out []byte, ev Event, payload []
 	ev.Payload = jsonv.Value{}
 	return out, ev, payload, false, nil
 }
+
+// Read is Decode for a caller that does not need the canonical encoding:
+// the same checks and verdict, the event and its payload as written, and
+// whether the line was on the lean path; the lean path only checks the
+// payload, keeping nothing of it.
+func (s *LineScanner) Read(line []byte) (ev Event, payload []byte, lean bool, err *Error) {
+	s.s.checkOnly = true
+	_, ev, payload, lean = s.Scan(nil, line)
+	s.s.checkOnly = false
+	if lean {
+		return ev, payload, true, nil
+	}
+	_, ev, payload, err = decodeEnvelope(&s.s.canon, line)
+	if err != nil {
+		return Event{}, nil, false, err
+	}
+	ev.Payload = jsonv.Value{}
+	return ev, payload, false, nil
+}

@@ -43,7 +43,7 @@ type state struct {
 	recentNext int
 
 	scanner journal.LineScanner
-	canon   []byte // canonical encoding of the line being admitted
+	canon   []byte // canonical encoding of the line being admitted, when it is a retry
 	stored  []byte // canonical encoding of a stored line
 	canonz  jsonv.Canonicalizer
 
@@ -84,47 +84,42 @@ func (s *state) lastEventID() string { return string(s.lastID) }
 
 // admission is an event that passed the rules, ready to be committed.
 type admission struct {
-	// event's EventID, ParentEventID and Timestamp may alias the line.
-	event  journal.Event
-	golden bool        // the line is already in the golden layout
-	value  jsonv.Value // the parsed event when the general path read it
-	dupOf  int         // > 0: the same event is stored at this line; nothing to write
-	dupOff int64       // and this offset
-	newRun *journal.RunChecker
+	// event's EventID, ParentEventID and Timestamp may alias the line;
+	// its Payload is set only when admit was asked for it.
+	event   journal.Event
+	payload []byte // the payload as written in the line
+	golden  bool   // the line is already in the golden layout
+	dupOf   int    // > 0: the same event is stored at this line; nothing to write
+	dupOff  int64  // and this offset
+	newRun  *journal.RunChecker
 }
 
 // admit checks one line against the schema and the session rules without
 // changing the state. A retry of a stored event comes back with dupOf set;
 // a conflicting one is an EventIDConflict error. withPayload asks for
-// event.Payload (session.start always has it: the resume marker is in it).
+// event.Payload as a tree (the rules themselves read the payload's text).
 // err is an I/O error reading a stored line back.
 //
 // The line is read in one pass by the lean scanner, which checks the schema
 // and writes the canonical encoding; anything it does not take (whitespace,
-// escapes in the envelope, any violation) goes to journal.DecodeLine, which
-// decides and explains.
+// escapes in the envelope, any violation) goes to the general path of
+// journal.LineScanner.Decode, which decides and explains as
+// journal.DecodeLine does without a tree of the payload.
 func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.Error, err error) {
 	if i := bytes.IndexByte(raw, '\n'); i >= 0 {
 		return a, &journal.Error{Code: EmbeddedNewline,
 			Msg: fmt.Sprintf("byte %d is a newline: an event must be one line", i+1)}, nil
 	}
-	var payload []byte
 	var lean bool
-	s.canon, a.event, payload, lean = s.scanner.Scan(s.canon[:0], raw)
-	if lean {
-		// The scanner takes an envelope only when it is compact and its
-		// strings have no escape: the golden layout. The payload decides.
-		a.golden = goldenLayout(payload)
-		if withPayload || a.event.Type == "session.start" {
-			a.event.Payload, _ = jsonv.Parse(payload) // the scanner validated it
-		}
-	} else {
-		v, ev, jerr := journal.DecodeLine(raw)
-		if jerr != nil {
-			return a, jerr, nil
-		}
-		a.value, a.event = v, ev
-		s.canon = v.AppendCanonical(s.canon[:0])
+	a.event, a.payload, lean, jerr = s.scanner.Read(raw)
+	if jerr != nil {
+		return a, jerr, nil
+	}
+	// The scanner takes an envelope only when it is compact and its
+	// strings have no escape: the golden layout. The payload decides.
+	a.golden = lean && goldenLayout(a.payload)
+	if withPayload {
+		a.event.Payload, _ = jsonv.Parse(a.payload) // the scanner validated it
 	}
 	ev := &a.event
 	if ev.SessionID != s.sessionID {
@@ -132,6 +127,9 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}, nil
 	}
 	if s.hasID(ev.EventID) {
+		// A retry, or a conflict: compare the canonical encodings (only
+		// now written: most lines never need theirs).
+		s.canon, _, _, _, _ = s.scanner.Decode(s.canon[:0], raw)
 		line, off, err := s.locate(ev.EventID)
 		if err != nil {
 			return a, nil, err
@@ -150,7 +148,7 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 	checker := s.checker
 	runID := ev.Provenance.RunID
 	if len(s.runs) == 0 {
-		if resumed(ev) {
+		if resumed(ev.Type, a.payload) {
 			return a, &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/resumed",
 				Msg: "the first run of a session has no run to resume"}, nil
 		}
@@ -161,7 +159,7 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 			return a, &journal.Error{EventID: ev.EventID, Code: RunEnded, Pointer: "/provenance/run_id",
 				Msg: fmt.Sprintf("run %q already ended: run %q follows it", runID, last)}, nil
 		}
-		if jerr := checkResumeMarker(ev, last); jerr != nil {
+		if jerr := checkResumeMarker(ev, a.payload, last); jerr != nil {
 			return a, jerr, nil
 		}
 		checker = journal.NewRunChecker()
@@ -348,10 +346,7 @@ func (s *state) locate(id string) (int, int64, error) {
 			return 0, 0, err
 		}
 		var ev journal.Event
-		var ok bool
-		if buf, ev, _, ok = sc.Scan(buf[:0], l.Raw); !ok {
-			_, ev, _ = journal.DecodeLine(l.Raw)
-		}
+		buf, ev, _, _, _ = sc.Decode(buf[:0], l.Raw)
 		if ev.EventID == id {
 			return l.Num, l.Offset, nil
 		}
@@ -411,28 +406,33 @@ const (
 	ResumesRunIDKey = "resumes_run_id"
 )
 
-func resumed(ev *journal.Event) bool {
-	if ev.Type != "session.start" {
+// resumed reports whether an event of type typ with this payload (its
+// JSON text) is a resume marker: a session.start whose payload says
+// "resumed": true.
+func resumed(typ string, payload []byte) bool {
+	if typ != "session.start" {
 		return false
 	}
-	r, _ := ev.Payload.Get(ResumedKey)
-	return r.IsTrue()
+	r, _ := jsonv.MemberText(payload, ResumedKey)
+	return string(r) == "true"
 }
 
-func checkResumeMarker(ev *journal.Event, prev string) *journal.Error {
+func checkResumeMarker(ev *journal.Event, payload []byte, prev string) *journal.Error {
 	if ev.Type != "session.start" {
 		return &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/type",
 			Msg: fmt.Sprintf("run %q starts with %s: a resumed run starts with session.start {\"resumed\": true, \"resumes_run_id\": %q}", ev.Provenance.RunID, ev.Type, prev)}
 	}
-	if !resumed(ev) {
+	if !resumed(ev.Type, payload) {
 		return &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/resumed",
 			Msg: fmt.Sprintf("run %q follows run %q, so its session.start must say \"resumed\": true", ev.Provenance.RunID, prev)}
 	}
-	r, _ := ev.Payload.Get(ResumesRunIDKey)
-	if r.Kind() != jsonv.String || r.Text() != prev {
+	r, ok := jsonv.MemberText(payload, ResumesRunIDKey)
+	if text, isString := jsonv.StringText(r); !isString || text != prev {
 		got := "nothing"
-		if r.IsValid() {
-			got = string(r.AppendJSON(nil))
+		if ok {
+			var c jsonv.Canonicalizer
+			b, _ := c.AppendOrdered(nil, r) // valid: the line was checked
+			got = string(b)
 		}
 		return &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/" + ResumesRunIDKey,
 			Msg: fmt.Sprintf("resumes_run_id must name the run just before, %q; it is %s", prev, got)}

@@ -1,0 +1,141 @@
+package reducer
+
+// Reading the members a history needs from a payload's JSON text, without
+// a tree of the rest: a tool.result holding megabytes of output costs the
+// text of its tool message, not a jsonv.Value per number in it. The rules
+// are jsonv.Value's (Get, Text, Int64, IsTrue, Elems), applied to the text.
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+// payloadText is a payload as valid JSON text (as a session file stores
+// it, or as jsonv.Value.AppendJSON writes it).
+type payloadText []byte
+
+// get returns the text of the member key of an object; false when p is not
+// an object or lacks it.
+func (p payloadText) get(key string) (payloadText, bool) {
+	v, ok := jsonv.MemberText(p, key)
+	return payloadText(v), ok
+}
+
+func (p payloadText) has(key string) bool {
+	_, ok := p.get(key)
+	return ok
+}
+
+// isTrue reports whether p is the literal true (Value.IsTrue).
+func (p payloadText) isTrue() bool { return string(p) == "true" }
+
+// kind returns p's JSON kind; Invalid for no text.
+func (p payloadText) kind() jsonv.Kind {
+	if len(p) == 0 {
+		return jsonv.Invalid
+	}
+	switch p[0] {
+	case '{':
+		return jsonv.Object
+	case '[':
+		return jsonv.Array
+	case '"':
+		return jsonv.String
+	case 't', 'f':
+		return jsonv.Bool
+	case 'n':
+		return jsonv.Null
+	}
+	return jsonv.Number
+}
+
+// scalar returns p as a Value when it is a scalar (a string's text is
+// decoded, a number spelt as Python spells it), and an empty container of
+// its kind otherwise: what Text, Int64 and Kind of the whole value give.
+func (p payloadText) scalar() jsonv.Value {
+	switch p.kind() {
+	case jsonv.Invalid:
+		return jsonv.Value{}
+	case jsonv.Object:
+		return jsonv.Obj()
+	case jsonv.Array:
+		return jsonv.Arr()
+	}
+	v, _ := jsonv.Parse(p) // valid JSON
+	return v
+}
+
+// member returns the member key as scalar does.
+func (p payloadText) member(key string) (jsonv.Value, bool) {
+	v, ok := p.get(key)
+	if !ok {
+		return jsonv.Value{}, false
+	}
+	return v.scalar(), true
+}
+
+// elems calls fn with each element of an array (none when p is not one).
+func (p payloadText) elems(fn func(e payloadText) bool) {
+	jsonv.EachElement(p, func(e []byte) bool { return fn(payloadText(e)) })
+}
+
+// ordered returns what jsonv.Parse(p).AppendJSON writes (member order
+// kept, Python's spellings), without the tree.
+func (p payloadText) ordered(c *jsonv.Canonicalizer) []byte {
+	b, _ := c.AppendOrdered(nil, p) // valid JSON
+	return b
+}
+
+// appendPySpaced is AppendPySpaced of the value p holds: its canonical
+// encoding (written without a tree) with Python's default separators, ", "
+// and ": ", put back outside strings.
+func appendPySpaced(dst []byte, c *jsonv.Canonicalizer, p payloadText) []byte {
+	canon, _ := c.Append(nil, p) // valid JSON
+	dst = slices.Grow(dst, len(canon)+len(canon)/2)
+	inString := false
+	for i := 0; i < len(canon); i++ {
+		b := canon[i]
+		dst = append(dst, b)
+		switch {
+		case inString && b == '\\':
+			i++
+			dst = append(dst, canon[i])
+		case b == '"':
+			inString = !inString
+		case !inString && (b == ',' || b == ':'):
+			dst = append(dst, ' ')
+		}
+	}
+	return dst
+}
+
+var nullText = payloadText("null")
+
+// toolResultText is ToolResultContent of the payload p.
+func toolResultText(c *jsonv.Canonicalizer, p payloadText) string {
+	if ok, _ := p.get("ok"); ok.isTrue() {
+		result, found := p.get("result")
+		if !found {
+			result = nullText
+		}
+		return string(appendPySpaced(nil, c, result))
+	}
+	errv, found := p.get("error")
+	if !found {
+		errv = nullText
+	}
+	typ, found := p.get("error_type")
+	if !found {
+		typ = nullText
+	}
+	// The keys in order: error, error_type, ok.
+	var b bytes.Buffer
+	b.WriteString(`{"error": `)
+	b.Write(appendPySpaced(nil, c, errv))
+	b.WriteString(`, "error_type": `)
+	b.Write(appendPySpaced(nil, c, typ))
+	b.WriteString(`, "ok": false}`)
+	return b.String()
+}
