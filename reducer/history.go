@@ -202,7 +202,8 @@ func CloneMessages(msgs []Message) []Message {
 // "error_type": ...}.
 func ToolResultContent(payload jsonv.Value) string {
 	var c jsonv.Canonicalizer
-	return toolResultText(&c, payload.AppendJSON(nil))
+	f := payloadText(payload.AppendJSON(nil)).fields("ok", "result", "error", "error_type")
+	return toolResultText(&c, f[0], f[1], f[2], f[3])
 }
 
 // AppendPySpaced appends v as Python's json.dumps(v, ensure_ascii=False,

@@ -362,38 +362,46 @@ func (b *HistoryBuilder) addCall(call ToolCall, off int64) {
 func (b *HistoryBuilder) messageOf(typ string, p payloadText) (m Message, ok bool, err error) {
 	switch typ {
 	case "user.message":
-		return Message{Role: RoleUser, Content: histString(p, "content")}, true, nil
+		return Message{Role: RoleUser, Content: p.fields("content")[0].text()}, true, nil
 	case "tool.result":
+		f := p.fields("ok", "result", "error", "error_type", "tool", "tool_call_id")
 		return Message{
 			Role:       RoleTool,
-			Content:    toolResultText(&b.canon, p),
-			Name:       histString(p, "tool"),
-			ToolCallID: histString(p, "tool_call_id"),
+			Content:    toolResultText(&b.canon, f[0], f[1], f[2], f[3]),
+			Name:       f[4].text(),
+			ToolCallID: f[5].text(),
 		}, true, nil
 	case "model.response":
-		key := "content"
-		if !p.has("content") {
-			if f, _ := p.get("final"); !f.isTrue() {
+		f := p.fields("content", "final", "accumulated", "tool_calls")
+		content := f[0]
+		if content == nil {
+			if !f[1].isTrue() {
 				return Message{}, false, nil
 			}
-			key = "accumulated"
+			content = f[2]
 		}
-		calls, err := b.histCalls(p)
+		calls, err := b.histCalls(f[3])
 		if err != nil {
 			return Message{}, false, err
 		}
-		return Message{Role: RoleAssistant, Content: histString(p, key), ToolCalls: calls}, true, nil
+		return Message{Role: RoleAssistant, Content: content.text(), ToolCalls: calls}, true, nil
 	}
 	return Message{}, false, nil
 }
 
 // requestCall is the call a tool.request payload names.
 func (b *HistoryBuilder) requestCall(p payloadText) ToolCall {
-	call := ToolCall{ID: histString(p, "tool_call_id"), Name: histString(p, "tool")}
-	if a, ok := p.get("arguments"); ok {
-		call.ArgumentsJSON = a.ordered(&b.canon)
+	f := p.fields("tool_call_id", "tool", "arguments")
+	return b.call(f[0], f[1], f[2])
+}
+
+// call is a tool call with these members (nil when absent).
+func (b *HistoryBuilder) call(id, name, args payloadText) ToolCall {
+	c := ToolCall{ID: id.text(), Name: name.text()}
+	if args != nil {
+		c.ArgumentsJSON = args.ordered(&b.canon)
 	}
-	return call
+	return c
 }
 
 // callError is a model.response's tool call that is not an object.
@@ -401,12 +409,9 @@ type callError struct{ pointer, msg string }
 
 func (e *callError) Error() string { return e.msg }
 
-// histCalls reads a model.response payload's tool_calls.
-func (b *HistoryBuilder) histCalls(p payloadText) ([]ToolCall, error) {
-	tc, ok := p.get("tool_calls")
-	if !ok {
-		return nil, nil
-	}
+// histCalls reads a model.response payload's tool_calls (nil when it has
+// none).
+func (b *HistoryBuilder) histCalls(tc payloadText) ([]ToolCall, error) {
 	var out []ToolCall
 	var err error
 	i := 0
@@ -415,35 +420,19 @@ func (b *HistoryBuilder) histCalls(p payloadText) ([]ToolCall, error) {
 			err = &callError{"/payload/tool_calls/" + strconv.Itoa(i), fmt.Sprintf("a tool call is a JSON %s, not an object", k)}
 			return false
 		}
-		call := ToolCall{ID: histString(c, "id"), Name: histString(c, "name")}
-		if a, ok := c.get("arguments"); ok {
-			call.ArgumentsJSON = a.ordered(&b.canon)
-		}
-		out = append(out, call)
+		f := c.fields("id", "name", "arguments")
+		out = append(out, b.call(f[0], f[1], f[2]))
 		i++
 		return true
 	})
 	return out, err
 }
 
-// histString returns a string member's text, or "" (a number's spelling for
-// numbers, as Python's str() would).
-func histString(p payloadText, key string) string {
-	v, ok := p.member(key)
-	if !ok {
-		return ""
-	}
-	switch v.Kind() {
-	case jsonv.String, jsonv.Number:
-		return v.Text()
-	}
-	return ""
-}
-
 // checkRequest compares a model.request's record of what the model saw
 // with the rebuilt history.
 func (b *HistoryBuilder) checkRequest(p payloadText, fail func(string, string, ...any) error) error {
-	if r, ok := p.get("roles"); ok {
+	f := p.fields("roles", "message_count")
+	if r := f[0]; r != nil {
 		var want []string
 		r.elems(func(x payloadText) bool {
 			want = append(want, x.scalar().Text())
@@ -460,7 +449,8 @@ func (b *HistoryBuilder) checkRequest(p payloadText, fail func(string, string, .
 			return err
 		}
 	}
-	if n, ok := p.member("message_count"); ok {
+	if f[1] != nil {
+		n := f[1].scalar()
 		if got, isInt := n.Int64(); !isInt || got != int64(len(b.ents)) {
 			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", textsafe.Quote(n.Text()), len(b.ents), strings.Join(b.roles(), ","))
 		}
@@ -486,17 +476,22 @@ func histCheckCompaction(c Compaction, p payloadText, fail func(string, string, 
 		{"final_chars", c.FinalChars},
 		{"summary_chars", c.SummaryChars()},
 	}
-	for _, f := range ints {
-		v, ok := p.member(f.key)
-		if !ok {
+	keys := make([]string, len(ints))
+	for i, f := range ints {
+		keys[i] = f.key
+	}
+	vals := p.fields(append(keys, "source_sha256")...)
+	for i, f := range ints {
+		if vals[i] == nil {
 			continue
 		}
+		v := vals[i].scalar()
 		if n, isInt := v.Int64(); !isInt || n != int64(f.got) {
 			return fail("/payload/"+f.key, "the live run recorded %s, the rebuild gives %d", textsafe.Quote(v.Text()), f.got)
 		}
 	}
-	if v, ok := p.member("source_sha256"); ok && v.Text() != c.SourceSHA256 {
-		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", textsafe.Quote(v.Text()), c.SourceSHA256)
+	if sum := vals[len(ints)]; sum != nil && sum.scalar().Text() != c.SourceSHA256 {
+		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", textsafe.Quote(sum.scalar().Text()), c.SourceSHA256)
 	}
 	return nil
 }

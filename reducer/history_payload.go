@@ -16,16 +16,23 @@ import (
 // it, or as jsonv.Value.AppendJSON writes it).
 type payloadText []byte
 
-// get returns the text of the member key of an object; false when p is not
-// an object or lacks it.
-func (p payloadText) get(key string) (payloadText, bool) {
-	v, ok := jsonv.MemberText(p, key)
-	return payloadText(v), ok
-}
-
-func (p payloadText) has(key string) bool {
-	_, ok := p.get(key)
-	return ok
+// fields returns the texts of the members keys of the object p, reading
+// it once: out[i] is nil when p lacks keys[i] or is not an object. (A
+// value's text is never empty.)
+func (p payloadText) fields(keys ...string) []payloadText {
+	out := make([]payloadText, len(keys))
+	left := len(keys)
+	jsonv.EachMember(p, func(k, v []byte) bool {
+		escaped := bytes.IndexByte(k, '\\') >= 0
+		for i, key := range keys {
+			if out[i] == nil && (string(k) == key || escaped && jsonv.KeyText(k) == key) {
+				out[i] = v
+				left--
+			}
+		}
+		return left > 0
+	})
+	return out
 }
 
 // isTrue reports whether p is the literal true (Value.IsTrue).
@@ -67,13 +74,15 @@ func (p payloadText) scalar() jsonv.Value {
 	return v
 }
 
-// member returns the member key as scalar does.
-func (p payloadText) member(key string) (jsonv.Value, bool) {
-	v, ok := p.get(key)
-	if !ok {
-		return jsonv.Value{}, false
+// text is Python's str() of a string or number member as the history
+// reads it: a string's text, a number's spelling; "" for anything else and
+// for an absent member (nil).
+func (p payloadText) text() string {
+	switch p.kind() {
+	case jsonv.String, jsonv.Number:
+		return p.scalar().Text()
 	}
-	return v.scalar(), true
+	return ""
 }
 
 // elems calls fn with each element of an array (none when p is not one).
@@ -113,29 +122,24 @@ func appendPySpaced(dst []byte, c *jsonv.Canonicalizer, p payloadText) []byte {
 
 var nullText = payloadText("null")
 
-// toolResultText is ToolResultContent of the payload p.
-func toolResultText(c *jsonv.Canonicalizer, p payloadText) string {
-	if ok, _ := p.get("ok"); ok.isTrue() {
-		result, found := p.get("result")
-		if !found {
-			result = nullText
+// toolResultText is ToolResultContent of a tool.result payload whose
+// members ok, result, error and error_type are given (nil when absent).
+func toolResultText(c *jsonv.Canonicalizer, ok, result, errv, typ payloadText) string {
+	or := func(v payloadText) payloadText {
+		if v == nil {
+			return nullText
 		}
-		return string(appendPySpaced(nil, c, result))
+		return v
 	}
-	errv, found := p.get("error")
-	if !found {
-		errv = nullText
-	}
-	typ, found := p.get("error_type")
-	if !found {
-		typ = nullText
+	if ok.isTrue() {
+		return string(appendPySpaced(nil, c, or(result)))
 	}
 	// The keys in order: error, error_type, ok.
 	var b bytes.Buffer
 	b.WriteString(`{"error": `)
-	b.Write(appendPySpaced(nil, c, errv))
+	b.Write(appendPySpaced(nil, c, or(errv)))
 	b.WriteString(`, "error_type": `)
-	b.Write(appendPySpaced(nil, c, typ))
+	b.Write(appendPySpaced(nil, c, or(typ)))
 	b.WriteString(`, "ok": false}`)
 	return b.String()
 }

@@ -161,17 +161,20 @@ func (r *EventReader) ReadAt(off int64) (*StoredEvent, error) {
 	return ev, nil
 }
 
-// line reads the line that starts at off, without its newline, into r.buf.
+// line reads the line that starts at off, without its newline, into
+// r.buf: a first read of 64 KiB, then reads doubling what it has. The
+// buffer is kept for the next line (it is at most twice the longest line
+// read), so that reading the same long lines again allocates nothing.
 func (r *EventReader) line(off int64) ([]byte, error) {
-	if cap(r.buf) > 4<<20 {
-		r.buf = nil // the last line was long: do not keep its buffer for the rest
-	}
 	buf := r.buf[:0]
 	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(64<<10, cap(buf)))
+		chunk := max(64<<10, len(buf))
+		if need := len(buf) + chunk; need > cap(buf) {
+			nb := make([]byte, len(buf), need)
+			copy(nb, buf)
+			buf = nb
 		}
-		n, err := r.f.ReadAt(buf[len(buf):cap(buf)], off+int64(len(buf)))
+		n, err := r.f.ReadAt(buf[len(buf):len(buf)+chunk], off+int64(len(buf)))
 		if i := bytes.IndexByte(buf[len(buf):len(buf)+n], '\n'); i >= 0 {
 			r.buf = buf
 			return buf[:len(buf)+i], nil
