@@ -203,7 +203,8 @@ func CloneMessages(msgs []Message) []Message {
 func ToolResultContent(payload jsonv.Value) string {
 	var c jsonv.Canonicalizer
 	f := payloadText(payload.AppendJSON(nil)).fields("ok", "result", "error", "error_type")
-	return toolResultText(&c, f[0], f[1], f[2], f[3])
+	var scratch []byte
+	return toolResultText(&c, &scratch, f[0], f[1], f[2], f[3])
 }
 
 // AppendPySpaced appends v as Python's json.dumps(v, ensure_ascii=False,

@@ -39,9 +39,10 @@ type HistoryBuilder struct {
 	size int
 	// src reads back the events that reference entries name; nil when
 	// there are none.
-	src   eventSource
-	canon jsonv.Canonicalizer // scratch
-	text  []byte              // scratch
+	src     eventSource
+	canon   jsonv.Canonicalizer // scratch
+	text    []byte              // scratch: an event's payload (Apply)
+	scratch []byte              // scratch: a tool result's canonical encoding
 }
 
 // eventSource reads an event back by the offset of its line: its type and
@@ -158,7 +159,7 @@ func (b *HistoryBuilder) Messages() []Message {
 // first error, of fn or of reading a message back.
 func (b *HistoryBuilder) each(fn func(i int, m Message) error) error {
 	for i := range b.ents {
-		m, err := b.message(i)
+		m, err := b.message(i, true)
 		if err != nil {
 			return err
 		}
@@ -181,13 +182,14 @@ func (b *HistoryBuilder) messages() ([]Message, error) {
 }
 
 // eachCalling calls fn with every assistant and tool message in order (the
-// messages UnansweredCalls looks at), reading back no other.
+// messages UnansweredCalls looks at), reading back no other, and those
+// without their content.
 func (b *HistoryBuilder) eachCalling(fn func(m Message)) error {
 	for i := range b.ents {
 		if r := b.ents[i].roleName(); r != RoleAssistant && r != RoleTool {
 			continue
 		}
-		m, err := b.message(i)
+		m, err := b.message(i, false)
 		if err != nil {
 			return err
 		}
@@ -200,9 +202,9 @@ func (b *HistoryBuilder) eachCalling(fn func(m Message)) error {
 // read from.
 var errChanged = errors.New("the session file no longer holds the event the history was read from")
 
-// message returns message i, read back when it is a reference. Its
-// ToolCalls are its own.
-func (b *HistoryBuilder) message(i int) (Message, error) {
+// message returns message i, read back when it is a reference (without
+// its content unless withContent). Its ToolCalls are its own.
+func (b *HistoryBuilder) message(i int, withContent bool) (Message, error) {
 	e := &b.ents[i]
 	var m Message
 	if e.msg != nil {
@@ -218,7 +220,7 @@ func (b *HistoryBuilder) message(i int) (Message, error) {
 		}
 		var ok bool
 		if typ == typeOfRole[e.role] {
-			m, ok, err = b.messageOf(typ, payloadText(p))
+			m, ok, err = b.messageOf(typ, payloadText(p), withContent)
 		}
 		if err != nil || !ok || m.Role != roleNames[e.role] {
 			return Message{}, fmt.Errorf("%w (the %s at offset %d)", errChanged, typeOfRole[e.role], e.off)
@@ -292,7 +294,7 @@ func (b *HistoryBuilder) apply(e *journal.Event, p payloadText, off int64) error
 	}
 	switch e.Type {
 	case "user.message", "tool.result":
-		m, _, _ := b.messageOf(e.Type, p)
+		m, _, _ := b.messageOf(e.Type, p, true)
 		b.push(m, off)
 		if e.Type == "user.message" {
 			b.closeTurn()
@@ -303,7 +305,7 @@ func (b *HistoryBuilder) apply(e *journal.Event, p payloadText, off int64) error
 		}
 		b.closeTurn()
 	case "model.response":
-		m, ok, err := b.messageOf(e.Type, p)
+		m, ok, err := b.messageOf(e.Type, p, true)
 		if err != nil {
 			return fail(err.(*callError).pointer, "%s", err.(*callError).msg)
 		}
@@ -355,22 +357,25 @@ func (b *HistoryBuilder) addCall(call ToolCall, off int64) {
 	b.openIDs[call.ID] = struct{}{}
 }
 
-// messageOf reads the message an event of type typ with payload p adds:
-// ok is false when it adds none (a streamed response's chunk before the
-// final one). A model.response whose tool_calls hold a non-object is a
-// *callError.
-func (b *HistoryBuilder) messageOf(typ string, p payloadText) (m Message, ok bool, err error) {
+// messageOf reads the message an event of type typ with payload p adds
+// (its Content only withContent): ok is false when it adds none (a
+// streamed response's chunk before the final one). A model.response whose
+// tool_calls hold a non-object is a *callError.
+func (b *HistoryBuilder) messageOf(typ string, p payloadText, withContent bool) (m Message, ok bool, err error) {
 	switch typ {
 	case "user.message":
-		return Message{Role: RoleUser, Content: p.fields("content")[0].text()}, true, nil
+		m = Message{Role: RoleUser}
+		if withContent {
+			m.Content = p.fields("content")[0].text()
+		}
+		return m, true, nil
 	case "tool.result":
 		f := p.fields("ok", "result", "error", "error_type", "tool", "tool_call_id")
-		return Message{
-			Role:       RoleTool,
-			Content:    toolResultText(&b.canon, f[0], f[1], f[2], f[3]),
-			Name:       f[4].text(),
-			ToolCallID: f[5].text(),
-		}, true, nil
+		m = Message{Role: RoleTool, Name: f[4].text(), ToolCallID: f[5].text()}
+		if withContent {
+			m.Content = toolResultText(&b.canon, &b.scratch, f[0], f[1], f[2], f[3])
+		}
+		return m, true, nil
 	case "model.response":
 		f := p.fields("content", "final", "accumulated", "tool_calls")
 		content := f[0]
@@ -384,7 +389,11 @@ func (b *HistoryBuilder) messageOf(typ string, p payloadText) (m Message, ok boo
 		if err != nil {
 			return Message{}, false, err
 		}
-		return Message{Role: RoleAssistant, Content: content.text(), ToolCalls: calls}, true, nil
+		m = Message{Role: RoleAssistant, ToolCalls: calls}
+		if withContent {
+			m.Content = content.text()
+		}
+		return m, true, nil
 	}
 	return Message{}, false, nil
 }
@@ -502,7 +511,7 @@ type builderMessages struct{ b *HistoryBuilder }
 func (s builderMessages) Len() int                       { return len(s.b.ents) }
 func (s builderMessages) Role(i int) string              { return s.b.ents[i].roleName() }
 func (s builderMessages) Chars(i int) int                { return s.b.ents[i].charCount() }
-func (s builderMessages) Message(i int) (Message, error) { return s.b.message(i) }
+func (s builderMessages) Message(i int) (Message, error) { return s.b.message(i, true) }
 
 // compacted replaces the history by the plan's: the system message (when
 // there is one), the checkpoint message and the kept recent messages.

@@ -7,7 +7,7 @@ package reducer
 
 import (
 	"bytes"
-	"slices"
+	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -79,7 +79,10 @@ func (p payloadText) scalar() jsonv.Value {
 // for an absent member (nil).
 func (p payloadText) text() string {
 	switch p.kind() {
-	case jsonv.String, jsonv.Number:
+	case jsonv.String:
+		t, _ := jsonv.StringText(p) // no tape for a long text
+		return t
+	case jsonv.Number:
 		return p.scalar().Text()
 	}
 	return ""
@@ -97,49 +100,61 @@ func (p payloadText) ordered(c *jsonv.Canonicalizer) []byte {
 	return b
 }
 
-// appendPySpaced is AppendPySpaced of the value p holds: its canonical
-// encoding (written without a tree) with Python's default separators, ", "
-// and ": ", put back outside strings.
-func appendPySpaced(dst []byte, c *jsonv.Canonicalizer, p payloadText) []byte {
-	canon, _ := c.Append(nil, p) // valid JSON
-	dst = slices.Grow(dst, len(canon)+len(canon)/2)
+// pySpaced writes AppendPySpaced of the value p holds to b: its canonical
+// encoding (written without a tree, into scratch, which it returns) with
+// Python's default separators, ", " and ": ", put back outside strings.
+func pySpaced(b *strings.Builder, c *jsonv.Canonicalizer, scratch []byte, p payloadText) []byte {
+	canon, _ := c.Append(scratch[:0], p) // valid JSON
+	seps := 0
+	eachSeparator(canon, func(int) { seps++ })
+	b.Grow(len(canon) + seps)
+	from := 0
+	eachSeparator(canon, func(i int) {
+		b.Write(canon[from : i+1])
+		b.WriteByte(' ')
+		from = i + 1
+	})
+	b.Write(canon[from:])
+	return canon
+}
+
+// eachSeparator calls fn with the index of every ',' and ':' of a compact
+// JSON text that is not inside a string.
+func eachSeparator(canon []byte, fn func(i int)) {
 	inString := false
 	for i := 0; i < len(canon); i++ {
-		b := canon[i]
-		dst = append(dst, b)
-		switch {
+		switch b := canon[i]; {
 		case inString && b == '\\':
 			i++
-			dst = append(dst, canon[i])
 		case b == '"':
 			inString = !inString
 		case !inString && (b == ',' || b == ':'):
-			dst = append(dst, ' ')
+			fn(i)
 		}
 	}
-	return dst
 }
 
 var nullText = payloadText("null")
 
 // toolResultText is ToolResultContent of a tool.result payload whose
 // members ok, result, error and error_type are given (nil when absent).
-func toolResultText(c *jsonv.Canonicalizer, ok, result, errv, typ payloadText) string {
+func toolResultText(c *jsonv.Canonicalizer, scratch *[]byte, ok, result, errv, typ payloadText) string {
 	or := func(v payloadText) payloadText {
 		if v == nil {
 			return nullText
 		}
 		return v
 	}
+	var b strings.Builder
 	if ok.isTrue() {
-		return string(appendPySpaced(nil, c, or(result)))
+		*scratch = pySpaced(&b, c, *scratch, or(result))
+		return b.String()
 	}
 	// The keys in order: error, error_type, ok.
-	var b bytes.Buffer
 	b.WriteString(`{"error": `)
-	b.Write(appendPySpaced(nil, c, or(errv)))
+	*scratch = pySpaced(&b, c, *scratch, or(errv))
 	b.WriteString(`, "error_type": `)
-	b.Write(appendPySpaced(nil, c, or(typ)))
+	*scratch = pySpaced(&b, c, *scratch, or(typ))
 	b.WriteString(`, "ok": false}`)
 	return b.String()
 }

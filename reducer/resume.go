@@ -323,7 +323,7 @@ func planResume(id string, rs *resumeState, n int, taken, hasRun func(string) bo
 		}
 	}
 	for i := before; i < rs.hist.Len(); i++ {
-		m, _ := rs.hist.message(i) // held in memory: the appended events'
+		m, _ := rs.hist.message(i, false) // held in memory: the appended events'
 		tracker.see(m)
 	}
 	if left := tracker.open; len(left) > 0 {

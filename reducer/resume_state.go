@@ -99,6 +99,10 @@ func (s *storedSource) event(off int64) (string, []byte, error) {
 	return ev.Event.Type, ev.Payload, nil
 }
 
+// rebuildProbe, when a test sets it, is called after every event a
+// rebuild reads: the memory tests measure the live heap there.
+var rebuildProbe func()
+
 // errStop stops a rebuild that cannot be kept.
 var errStop = errors.New("stop")
 
@@ -132,6 +136,9 @@ func sessionState(w *store.Writer, cfg HistoryConfig, stopTooLarge bool) (rs *re
 		}
 		if stopTooLarge && cfg.Compactor == nil && rs.hist.Size() > projectionLimit {
 			return errStop
+		}
+		if rebuildProbe != nil {
+			rebuildProbe()
 		}
 		return nil
 	})

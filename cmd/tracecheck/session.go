@@ -429,8 +429,10 @@ func runSessionResume(e *env, args []string) int {
 		fmt.Fprintf(w, "appended: %s %s (sequence %d)\n", q(ev.EventID), q(ev.Type), ev.Sequence)
 	}
 	fmt.Fprintf(w, "history: %d messages\n", res.Transcript.Len())
+	var line []byte
 	err = res.Transcript.Each(func(i int, m reducer.Message) error {
-		_, err := fmt.Fprintf(w, "%3d %s\n", i+1, describeMessage(m))
+		line = appendMessage(fmt.Appendf(line[:0], "%3d ", i+1), m)
+		_, err := w.Write(append(line, '\n'))
 		return err
 	})
 	if err == nil {
@@ -526,17 +528,19 @@ func runSessionCheckpoint(e *env, args []string) int {
 	return exitOK
 }
 
-func describeMessage(m reducer.Message) string {
-	var b strings.Builder
-	b.WriteString(q(m.Role))
+// appendMessage appends a history message as 'session resume' prints it:
+// role (name and tool_call_id of a tool message), the content quoted, each
+// tool call with its arguments.
+func appendMessage(b []byte, m reducer.Message) []byte {
+	b = append(b, q(m.Role)...)
 	if m.Name != "" || m.ToolCallID != "" {
-		fmt.Fprintf(&b, " %s %s", q(m.Name), q(m.ToolCallID))
+		b = fmt.Appendf(b, " %s %s", q(m.Name), q(m.ToolCallID))
 	}
-	fmt.Fprintf(&b, ": %q", m.Content)
+	b = strconv.AppendQuote(append(b, ": "...), m.Content) // as %q writes it
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, " [call %s %s %s]", q(c.ID), q(c.Name), jsonText(c.AppendArguments(nil)))
+		b = fmt.Appendf(b, " [call %s %s %s]", q(c.ID), q(c.Name), jsonText(c.AppendArguments(nil)))
 	}
-	return b.String()
+	return b
 }
 
 // jsonText returns compact JSON as it is when it displays as written (its

@@ -162,32 +162,56 @@ func (r *EventReader) ReadAt(off int64) (*StoredEvent, error) {
 }
 
 // line reads the line that starts at off, without its newline, into
-// r.buf: a first read of 64 KiB, then reads doubling what it has. The
-// buffer is kept for the next line (it is at most twice the longest line
-// read), so that reading the same long lines again allocates nothing.
+// r.buf. A line longer than the first read's 64 KiB is measured first,
+// 64 KiB at a time, then read whole into a buffer of its size: the buffer
+// costs the longest line once, not the sum of a series of doublings. It is
+// kept for the next line.
 func (r *EventReader) line(off int64) ([]byte, error) {
-	buf := r.buf[:0]
-	for {
-		chunk := max(64<<10, len(buf))
-		if need := len(buf) + chunk; need > cap(buf) {
-			nb := make([]byte, len(buf), need)
-			copy(nb, buf)
-			buf = nb
+	const chunk = 64 << 10
+	if cap(r.buf) < chunk {
+		r.buf = make([]byte, chunk)
+	}
+	n, end, err := r.lineEnd(r.buf[:chunk], off)
+	if err != nil {
+		return nil, err
+	}
+	if end < n {
+		return r.buf[:end], nil // within the first read
+	}
+	if end+1 > cap(r.buf) {
+		r.buf = make([]byte, end+1)
+	}
+	buf := r.buf[:end+1]
+	if _, err := r.f.ReadAt(buf, off); err != nil || buf[end] != '\n' {
+		if err == nil || err == io.EOF {
+			err = errors.New("the line changed while it was read")
 		}
-		n, err := r.f.ReadAt(buf[len(buf):len(buf)+chunk], off+int64(len(buf)))
-		if i := bytes.IndexByte(buf[len(buf):len(buf)+n], '\n'); i >= 0 {
-			r.buf = buf
-			return buf[:len(buf)+i], nil
+		return nil, err
+	}
+	return buf[:end], nil
+}
+
+// lineEnd returns the length of the line at off (the offset of its newline
+// from off), reading into probe: n is what the first read gave, so that a
+// line shorter than it is in probe already.
+func (r *EventReader) lineEnd(probe []byte, off int64) (n, end int, err error) {
+	for pos := 0; ; {
+		m, err := r.f.ReadAt(probe, off+int64(pos))
+		if pos == 0 {
+			n = m
 		}
-		buf = buf[:len(buf)+n]
-		if len(buf) > journal.DefaultMaxLineBytes {
-			return nil, fmt.Errorf("no line end within %d bytes", journal.DefaultMaxLineBytes+1)
+		if i := bytes.IndexByte(probe[:m], '\n'); i >= 0 {
+			return n, pos + i, nil
+		}
+		pos += m
+		if pos > journal.DefaultMaxLineBytes {
+			return 0, 0, fmt.Errorf("no line end within %d bytes", journal.DefaultMaxLineBytes+1)
 		}
 		if err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, err
+			return 0, 0, err
 		}
 	}
 }
