@@ -21,8 +21,10 @@ type Run struct {
 
 // state is a session as far as it has been read or written: everything the
 // session rules need to admit the next event, and nothing more. Per event it
-// keeps a bit and a line number in ids and an offset in offs (about 12
-// bytes), nothing for the events a checkpoint covers but their bit.
+// keeps a bit and a line number in ids (about 4 bytes), and the offset of
+// every markEvery-th line (offsets of the lines between are found by
+// reading from the mark before), nothing for the events a checkpoint covers
+// but their bit; the offsets of the last lines are all kept.
 type state struct {
 	sessionID string
 	ids       idIndex
@@ -34,8 +36,10 @@ type state struct {
 	size      int64               // bytes of the complete lines
 	lastOff   int64               // offset of the last line
 	firstLen  int64               // bytes of the first line with its newline
-	offBase   int                 // lines before the first whose offset is known (a checkpoint covers them)
-	offs      []int64             // offs[i] is the offset of line offBase+1+i
+	offBase   int                 // lines before the first of the window offs
+	offs      []int64             // the window: offs[i] is the offset of line offBase+1+i
+	markFirst int                 // the line of marks[0]
+	marks     []int64             // marks[i] is the offset of line markFirst+i*markEvery
 
 	// The IDs of the last checkpointRecent events, a ring: a checkpoint
 	// keeps them, so that a retry of a recent event is found at once.
@@ -196,6 +200,9 @@ func (s *state) commit(a *admission, size int) {
 	s.lines++
 	s.size += int64(size)
 	s.offs = append(s.offs, off)
+	if len(s.offs) >= 2*offsetWindow && s.group == nil {
+		s.slideWindow()
+	}
 	s.lastOff = off
 	if s.lines == 1 {
 		s.firstLen = int64(size)
@@ -282,12 +289,63 @@ func (s *state) hasID(id string) bool {
 	return false
 }
 
-// offset returns the offset of a line this state read or wrote.
-func (s *state) offset(line int) (int64, bool) {
-	if i := line - s.offBase - 1; i >= 0 && i < len(s.offs) {
-		return s.offs[i], true
+// The offsets a state keeps: all of the last offsetWindow to
+// 2*offsetWindow lines (at least the checkpointRecent a checkpoint keeps,
+// and every line of a group being staged), and before them every
+// markEvery-th line's. A line between two marks is found by reading the
+// lines after the mark before it: only a retry of an old event needs that.
+const (
+	offsetWindow = checkpointRecent
+	markEvery    = 64
+)
+
+// slideWindow moves the oldest offsetWindow offsets out of the window,
+// keeping the marks among them.
+func (s *state) slideWindow() {
+	if len(s.marks) == 0 {
+		s.markFirst = s.offBase + 1
 	}
-	return 0, false
+	for i, off := range s.offs[:offsetWindow] {
+		if (s.offBase+1+i-s.markFirst)%markEvery == 0 {
+			s.marks = append(s.marks, off)
+		}
+	}
+	s.offBase += offsetWindow
+	s.offs = append(s.offs[:0], s.offs[offsetWindow:]...)
+}
+
+// offset returns the offset of a line this state read or wrote, reading
+// the lines after the mark before it when it is older than the window. ok
+// is false for a line it does not know (one a checkpoint covers).
+func (s *state) offset(line int) (off int64, ok bool, err error) {
+	if i := line - s.offBase - 1; i >= 0 && i < len(s.offs) {
+		return s.offs[i], true, nil
+	}
+	if len(s.marks) == 0 || line < s.markFirst || line > s.offBase {
+		return 0, false, nil
+	}
+	k := (line - s.markFirst) / markEvery
+	off = s.marks[k]
+	for l := s.markFirst + k*markEvery; l < line; l++ {
+		b, err := s.lineAt(off)
+		if err != nil {
+			return 0, false, err
+		}
+		off += int64(len(b)) + 1
+	}
+	return off, true, nil
+}
+
+// firstKnownOffset is the offset of the first line whose offset the state
+// knows (directly or from a mark); the session's size when there is none.
+func (s *state) firstKnownOffset() int64 {
+	switch {
+	case len(s.marks) > 0:
+		return s.marks[0]
+	case len(s.offs) > 0:
+		return s.offs[0]
+	}
+	return s.size
 }
 
 // remember puts the ID of the newest line into the ring of recent IDs,
@@ -321,19 +379,20 @@ func (s *state) recent() ([]int64, []string) {
 func (s *state) locate(id string) (int, int64, error) {
 	if g := s.group; g != nil {
 		if line, ok := g.lines1[id]; ok {
-			off, _ := s.offset(line) // written by this state
+			off, _, _ := s.offset(line) // in the window: written by this state
 			return line, off, nil
 		}
 	}
 	if line := s.ids.line(id); line > 0 {
-		if off, ok := s.offset(line); ok {
+		off, ok, err := s.offset(line)
+		if err != nil {
+			return 0, 0, err
+		}
+		if ok {
 			return line, off, nil
 		}
 	}
-	end := s.size
-	if len(s.offs) > 0 {
-		end = s.offs[0]
-	}
+	end := s.firstKnownOffset()
 	rd := journal.NewReader(io.NewSectionReader(s.src, 0, end))
 	var sc journal.LineScanner
 	var buf []byte
@@ -357,15 +416,9 @@ func (s *state) locate(id string) (int, int64, error) {
 // sameAsStored reports whether the line stored at off has the canonical
 // encoding of the line being admitted (s.canon).
 func (s *state) sameAsStored(off int64) (bool, error) {
-	var line []byte
-	if off >= s.pendingOff && off < s.pendingOff+int64(len(s.pending)) {
-		line = s.pending[off-s.pendingOff:]
-		line = line[:bytes.IndexByte(line, '\n')]
-	} else {
-		var err error
-		if line, err = readLineAt(s.src, off); err != nil {
-			return false, err
-		}
+	line, err := s.lineAt(off)
+	if err != nil {
+		return false, err
 	}
 	var ok bool
 	if s.stored, _, _, ok = s.scanner.Scan(s.stored[:0], line); !ok {
@@ -375,6 +428,16 @@ func (s *state) sameAsStored(off int64) (bool, error) {
 		}
 	}
 	return bytes.Equal(s.stored, s.canon), nil
+}
+
+// lineAt returns the stored line that starts at off, without its newline:
+// from the batch being built when it is there, else from the file.
+func (s *state) lineAt(off int64) ([]byte, error) {
+	if off >= s.pendingOff && off < s.pendingOff+int64(len(s.pending)) {
+		line := s.pending[off-s.pendingOff:]
+		return line[:bytes.IndexByte(line, '\n')], nil
+	}
+	return readLineAt(s.src, off)
 }
 
 // readLineAt reads the line that starts at off, without its newline.
@@ -489,10 +552,10 @@ func (s *state) scan(src io.ReaderAt, path string, keep func(ev *journal.Event))
 		}
 		s.commit(&a, len(l.Raw)+1)
 		if keep != nil {
-			ev := &a.event
+			ev := a.event // a copy: a itself stays off the heap
 			ev.EventID, ev.ParentEventID, ev.Timestamp = strings.Clone(ev.EventID), strings.Clone(ev.ParentEventID), strings.Clone(ev.Timestamp)
 			ev.Redaction.Fields = slices.Clone(ev.Redaction.Fields) // the scanner shares them
-			keep(ev)
+			keep(&ev)
 		}
 	}
 }

@@ -271,8 +271,10 @@ func (w *Writer) SetProjection(p *Projection) error {
 				Msg: fmt.Sprintf("a projection of %d bytes is more than the %d a checkpoint keeps", len(p.Data), MaxProjectionBytes)}
 		}
 		ok := p.Lines == w.st.lines && p.Offset == w.st.size
-		if off, known := w.st.offset(p.Lines + 1); known && off == p.Offset && p.Lines < w.st.lines {
-			ok = true
+		if p.Lines < w.st.lines {
+			if off, known, _ := w.st.offset(p.Lines + 1); known && off == p.Offset {
+				ok = true
+			}
 		}
 		if !ok {
 			return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path,
