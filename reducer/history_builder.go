@@ -18,13 +18,15 @@ import (
 // with a session checkpoint (see resume_checkpoint.go), so that a resume
 // applies only the events after it.
 //
-// A builder that reads a session file (a resume) keeps no message text:
-// each message is a reference to the line of the event it came from (an
-// offset and a few numbers, 40 bytes), read back from the file when
-// the message is needed. So the history of a session costs a few dozen
+// A builder that reads a session file (a resume) keeps the messages it
+// reads in memory up to heldBytes of them (what a compacted history needs),
+// and beyond that keeps no message text: each further message is a
+// reference to the line of the event it came from (an offset and a few
+// numbers, 40 bytes), read back from the file when the message is needed.
+// So the history of a session costs at most heldBytes plus a few dozen
 // bytes per message, however long the messages are, and one message at a
-// time when it is read. A builder fed events in memory (Apply) keeps its
-// messages.
+// time when it is read. A builder fed events in memory (Apply) keeps all
+// its messages.
 type HistoryBuilder struct {
 	cfg  HistoryConfig
 	ents []entry
@@ -35,8 +37,9 @@ type HistoryBuilder struct {
 	// openIDs are the IDs of its tool calls.
 	open    int
 	openIDs map[string]struct{}
-	// size is Size: the bytes the messages hold.
-	size int
+	// size is Size: the bytes the messages hold; held, those of the
+	// messages and added calls kept in memory.
+	size, held int
 	// src reads back the events that reference entries name; nil when
 	// there are none.
 	src     eventSource
@@ -122,14 +125,19 @@ func (b *HistoryBuilder) Len() int { return len(b.ents) }
 // m's role is one a line gives), else m itself.
 func (b *HistoryBuilder) push(m Message, off int64) {
 	e := entry{size: messageBytes(m)}
-	if r, ok := roleIndex(m.Role); ok && off >= 0 && r > 0 {
+	if r, ok := roleIndex(m.Role); ok && off >= 0 && r > 0 && b.held+e.size > heldBytes {
 		e.off, e.role, e.chars = off, r, m.Chars()
 	} else {
 		e.msg = &m
+		b.held += e.size
 	}
 	b.ents = append(b.ents, e)
 	b.size += e.size
 }
+
+// heldBytes bounds the bytes of the messages a builder that reads a file
+// keeps in memory (see HistoryBuilder).
+const heldBytes = 4 << 20
 
 func messageBytes(m Message) int {
 	n := len(m.Role) + len(m.Content) + len(m.Name) + len(m.ToolCallID)
@@ -249,7 +257,7 @@ func (b *HistoryBuilder) message(i int, withContent bool) (Message, error) {
 // reads references back from.
 func (b *HistoryBuilder) Clone() *HistoryBuilder {
 	c := &HistoryBuilder{cfg: b.cfg, ents: slices.Clone(b.ents), adds: slices.Clone(b.adds), open: b.open,
-		openIDs: make(map[string]struct{}, len(b.openIDs)), size: b.size, src: b.src}
+		openIDs: make(map[string]struct{}, len(b.openIDs)), size: b.size, held: b.held, src: b.src}
 	for id := range b.openIDs {
 		c.openIDs[id] = struct{}{}
 	}
@@ -259,7 +267,7 @@ func (b *HistoryBuilder) Clone() *HistoryBuilder {
 // restore makes msgs the history, open the index of the current turn's
 // assistant message (or -1): the state a checkpoint kept.
 func (b *HistoryBuilder) restore(msgs []Message, open int) {
-	b.ents, b.adds, b.size, b.open, b.openIDs = nil, nil, 0, -1, nil
+	b.ents, b.adds, b.size, b.held, b.open, b.openIDs = nil, nil, 0, 0, -1, nil
 	for _, m := range msgs {
 		b.push(m, -1)
 	}
@@ -348,12 +356,14 @@ func (b *HistoryBuilder) apply(e *journal.Event, p payloadText, off int64) error
 // reference to its line when off >= 0.
 func (b *HistoryBuilder) addCall(call ToolCall, off int64) {
 	a := addedCall{ent: b.open, off: off}
-	if off < 0 {
+	n := callBytes(call)
+	if off < 0 || b.held+n <= heldBytes {
 		a.call = &call
+		b.held += n
 	}
 	b.adds = append(b.adds, a)
-	b.ents[b.open].size += callBytes(call)
-	b.size += callBytes(call)
+	b.ents[b.open].size += n
+	b.size += n
 	b.openIDs[call.ID] = struct{}{}
 }
 
@@ -531,9 +541,17 @@ func (b *HistoryBuilder) compacted(p compactionPlan) {
 		}
 	}
 	b.ents, b.adds = ents, adds
-	b.size = 0
+	b.size, b.held = 0, 0
 	for i := range ents {
 		b.size += ents[i].size
+		if ents[i].msg != nil {
+			b.held += messageBytes(*ents[i].msg)
+		}
+	}
+	for _, a := range adds {
+		if a.call != nil {
+			b.held += callBytes(*a.call)
+		}
 	}
 	b.closeTurn()
 }
