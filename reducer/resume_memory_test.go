@@ -180,12 +180,12 @@ func TestResumeMemoryBoundedByLongestLine(t *testing.T) {
 
 // TestResumeMemoryFlatInHistory: a session whose model-visible history is
 // 40 MiB (160 uncompacted user messages of 256 KiB) resumes, prints its
-// history and writes its checkpoint with a live heap, measured after every
-// event the rebuild reads and every message printed, of at most
+// history and writes its checkpoint with a heap of at most
 // journal.MemoryPerLineByte bytes per byte of its longest line plus the
-// slack: the history is never held whole (its messages are references into
-// the session file, read back one at a time). Before, a resume held all of
-// it, a few times over.
+// slack (which covers the 4 MiB of messages a history keeps in memory): the
+// history is never held whole (beyond those 4 MiB its messages are
+// references into the session file, read back one at a time). Before, a
+// resume held all of it.
 func TestResumeMemoryFlatInHistory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 40 MiB session")

@@ -1,12 +1,12 @@
 package reducer
 
 // The resume state of a stored session, rebuilt from its file within a
-// memory bound: a resume of any session needs about
-// journal.MemoryPerLineByte bytes of heap per byte of its longest line,
-// plus a few dozen bytes per message of its model-visible history (a
-// reference to the line each came from, see HistoryBuilder), plus a few MB.
-// No payload becomes a tree: the history takes the members it needs from
-// the payloads' text (history_payload.go), and keeps none of their text;
+// memory bound (docs/session-store.md, Memory): a resume of any session
+// needs at most journal.MemoryPerLineByte bytes of heap per byte of its
+// longest line, plus at most 4 MiB of history messages and 40 bytes per
+// further message (a reference to the line it came from, see
+// HistoryBuilder), plus a few MB. No payload becomes a tree: the history
+// takes the members it needs from the payloads' text (history_payload.go);
 // what it prints or writes, it reads back one message at a time.
 
 import (
