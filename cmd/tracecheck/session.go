@@ -563,37 +563,10 @@ func jsonText(b []byte) string {
 // a message at a time as the transcript reads it back.
 func writeResumed(w io.Writer, r *reducer.Resumed) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	repaired := make([]string, len(r.Repaired))
-	for i, c := range r.Repaired {
-		repaired[i] = c.ID
-	}
-	appended := make([]string, len(r.Appended))
-	for i, ev := range r.Appended {
-		appended[i] = ev.EventID
-	}
-	prev := jsonv.NullValue()
-	if r.PreviousRunID != "" {
-		prev = jsonv.Str(r.PreviousRunID)
-	}
-	torn := jsonv.NullValue()
-	if t := r.TornTail; t != nil {
-		torn = jsonv.Obj(
-			jsonv.M("line", jsonv.Int(int64(t.Torn.Line))),
-			jsonv.M("offset", jsonv.Int(t.Torn.Offset)),
-			jsonv.M("bytes", jsonv.Int(int64(len(t.Torn.Bytes)))),
-			jsonv.M("side_file", jsonv.Str(t.SideFile)),
-			jsonv.M("events_kept", jsonv.Int(int64(t.Events))),
-		)
-	}
+	head, torn := resumedMembers(r)
 	// The object's members in order, as jsonv.Obj(...).AppendJSON writes
 	// them; the history's elements in between.
-	b := jsonv.Obj(
-		jsonv.M("session_id", jsonv.Str(r.SessionID)),
-		jsonv.M("run_id", jsonv.Str(r.RunID)),
-		jsonv.M("resumes_run_id", prev),
-		jsonv.M("repaired_tool_call_ids", jsonv.StrArr(repaired)),
-		jsonv.M("appended_event_ids", jsonv.StrArr(appended)),
-	).AppendJSON(nil)
+	b := jsonv.Obj(head...).AppendJSON(nil)
 	b = append(b[:len(b)-1], `,"history":[`...)
 	bw.Write(b)
 	err := r.Transcript.Each(func(i int, m reducer.Message) error {
@@ -611,6 +584,40 @@ func writeResumed(w io.Writer, r *reducer.Resumed) error {
 	b = append(append(b[:0], `],"repaired_torn_tail":`...), torn.AppendJSON(nil)...)
 	bw.Write(append(b, '}', '\n'))
 	return bw.Flush()
+}
+
+// resumedMembers returns the members of a resume's JSON object before its
+// history, and its repaired_torn_tail.
+func resumedMembers(r *reducer.Resumed) (head []jsonv.Member, torn jsonv.Value) {
+	repaired := make([]string, len(r.Repaired))
+	for i, c := range r.Repaired {
+		repaired[i] = c.ID
+	}
+	appended := make([]string, len(r.Appended))
+	for i, ev := range r.Appended {
+		appended[i] = ev.EventID
+	}
+	prev := jsonv.NullValue()
+	if r.PreviousRunID != "" {
+		prev = jsonv.Str(r.PreviousRunID)
+	}
+	torn = jsonv.NullValue()
+	if t := r.TornTail; t != nil {
+		torn = jsonv.Obj(
+			jsonv.M("line", jsonv.Int(int64(t.Torn.Line))),
+			jsonv.M("offset", jsonv.Int(t.Torn.Offset)),
+			jsonv.M("bytes", jsonv.Int(int64(len(t.Torn.Bytes)))),
+			jsonv.M("side_file", jsonv.Str(t.SideFile)),
+			jsonv.M("events_kept", jsonv.Int(int64(t.Events))),
+		)
+	}
+	return []jsonv.Member{
+		jsonv.M("session_id", jsonv.Str(r.SessionID)),
+		jsonv.M("run_id", jsonv.Str(r.RunID)),
+		jsonv.M("resumes_run_id", prev),
+		jsonv.M("repaired_tool_call_ids", jsonv.StrArr(repaired)),
+		jsonv.M("appended_event_ids", jsonv.StrArr(appended)),
+	}, torn
 }
 
 // appendWireMessage appends m's wire form with its tool calls, as

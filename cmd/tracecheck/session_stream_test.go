@@ -18,6 +18,8 @@ import (
 // it was printed from the whole history in memory, and the bytes must not
 // change.
 
+// oracleResumedValue is the whole object as one tree (the members around
+// the history are resumedMembers').
 func oracleResumedValue(r *reducer.Resumed) jsonv.Value {
 	hist := make([]jsonv.Value, len(r.History))
 	for i, m := range r.History {
@@ -31,37 +33,8 @@ func oracleResumedValue(r *reducer.Resumed) jsonv.Value {
 		}
 		hist[i] = v
 	}
-	repaired := make([]string, len(r.Repaired))
-	for i, c := range r.Repaired {
-		repaired[i] = c.ID
-	}
-	appended := make([]string, len(r.Appended))
-	for i, ev := range r.Appended {
-		appended[i] = ev.EventID
-	}
-	prev := jsonv.NullValue()
-	if r.PreviousRunID != "" {
-		prev = jsonv.Str(r.PreviousRunID)
-	}
-	torn := jsonv.NullValue()
-	if t := r.TornTail; t != nil {
-		torn = jsonv.Obj(
-			jsonv.M("line", jsonv.Int(int64(t.Torn.Line))),
-			jsonv.M("offset", jsonv.Int(t.Torn.Offset)),
-			jsonv.M("bytes", jsonv.Int(int64(len(t.Torn.Bytes)))),
-			jsonv.M("side_file", jsonv.Str(t.SideFile)),
-			jsonv.M("events_kept", jsonv.Int(int64(t.Events))),
-		)
-	}
-	return jsonv.Obj(
-		jsonv.M("session_id", jsonv.Str(r.SessionID)),
-		jsonv.M("run_id", jsonv.Str(r.RunID)),
-		jsonv.M("resumes_run_id", prev),
-		jsonv.M("repaired_tool_call_ids", jsonv.StrArr(repaired)),
-		jsonv.M("appended_event_ids", jsonv.StrArr(appended)),
-		jsonv.M("history", jsonv.Arr(hist...)),
-		jsonv.M("repaired_torn_tail", torn),
-	)
+	head, torn := resumedMembers(r)
+	return jsonv.Obj(append(head, jsonv.M("history", jsonv.Arr(hist...)), jsonv.M("repaired_torn_tail", torn))...)
 }
 
 func oracleDescribeMessage(m reducer.Message) string {
