@@ -4,18 +4,24 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
+	"io"
 	"math/bits"
+	"os"
 	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/tracecheck/tracecheck/internal/idset"
 )
 
 // RunChecker enforces the journal invariants on a stream of events, one at
 // a time, so that a file never has to be held in memory to be checked.
 //
-// The event ids seen so far are kept flat: the reference writes evt-%03d of
-// the sequence, so an id of that form is a bit in a bitset indexed by its
-// number, and only other ids go into a map. A million reference events cost
-// 125 KB, not a map entry each.
+// The event ids seen so far are kept in an internal/idset.Set: counter ids
+// in order (evt-%03d, evt-%07d, ...) cost a bit each, any other id a few
+// bytes of memory and a record in a temporary file (unlinked when created),
+// and the answers are exact. A checker must not be copied; Mark and
+// Rollback take back what it accepted.
 type RunChecker struct {
 	single    bool // a single-run journal: a second session or run is an error
 	started   bool
@@ -37,9 +43,30 @@ func newGroupChecker() *RunChecker {
 	return &RunChecker{}
 }
 
+// Close releases the temporary file and the memory outside the Go heap
+// that the checker's id set may hold (the collector releases them too,
+// later). The checker must not be used afterwards.
+func (c *RunChecker) Close() error {
+	if c.ids.st != nil && c.ids.st.set != nil {
+		c.ids.st.set.Close()
+		c.ids.st.set = nil
+		c.ids.st.err = errors.New("journal: the run checker is closed")
+	}
+	return nil
+}
+
+// noOffset is the position of an event checked without its line's offset
+// (Check rather than the streaming pass).
+const noOffset = -1
+
 // Check applies the invariants to the next event. Line and File of the
 // returned error are left for the caller.
-func (c *RunChecker) Check(e *Event) *Error {
+func (c *RunChecker) Check(e *Event) *Error { return c.checkAt(e, noOffset) }
+
+// checkAt is Check for the event of the line at byte offset off of its
+// file: the id set keeps the offset, so that a set restored from a compact
+// state can read the id back from the file (RestoreCompactState).
+func (c *RunChecker) checkAt(e *Event, off int64) *Error {
 	if !c.started {
 		c.started = true
 		// Copies: e's strings may alias a reader's buffer.
@@ -54,39 +81,158 @@ func (c *RunChecker) Check(e *Event) *Error {
 				Msg: fmt.Sprintf("run_id %q differs from the journal's %q: a journal holds one run (to read one run of a multi-run file, give --run RUN_ID)", e.Provenance.RunID, c.runID)}
 		}
 	}
-	if e.Sequence != c.next {
-		want := c.next
-		c.next = e.Sequence + 1 // resynchronise: report each gap once, not every later event
-		return c.remember(e, &Error{EventID: e.EventID, Code: SequenceGap, Pointer: "/sequence",
+	return checkRun(e, &c.next, &c.ids, off)
+}
+
+// checkRun applies the invariants of one run to e: next is the sequence
+// the run expects (updated), ids the run's event ids (e's id is added
+// unless it is a duplicate).
+func checkRun(e *Event, next *int64, ids *idSet, off int64) *Error {
+	if e.Sequence != *next {
+		want := *next
+		*next = e.Sequence + 1 // resynchronise: report each gap once, not every later event
+		return remember(e, ids, off, &Error{EventID: e.EventID, Code: SequenceGap, Pointer: "/sequence",
 			Msg: fmt.Sprintf("sequence %d where %d was expected: sequences start at 0 and are contiguous", e.Sequence, want)})
 	}
-	c.next++
-	if e.ParentEventID != "" && !c.ids.has(e.ParentEventID) {
-		return c.remember(e, &Error{EventID: e.EventID, Code: ParentNotEarlier, Pointer: "/parent_event_id",
-			Msg: fmt.Sprintf("parent_event_id %q names no earlier event of this run", e.ParentEventID)})
+	*next++
+	if e.ParentEventID != "" {
+		found, err := ids.lookup(e.ParentEventID)
+		if err != nil {
+			return idsFailed(e, err)
+		}
+		if !found {
+			return remember(e, ids, off, &Error{EventID: e.EventID, Code: ParentNotEarlier, Pointer: "/parent_event_id",
+				Msg: fmt.Sprintf("parent_event_id %q names no earlier event of this run", e.ParentEventID)})
+		}
 	}
-	if c.ids.has(e.EventID) {
+	added, err := ids.add(e.EventID, off)
+	if err != nil {
+		return idsFailed(e, err)
+	}
+	if !added {
 		return &Error{EventID: e.EventID, Code: DuplicateEventID, Pointer: "/event_id",
 			Msg: fmt.Sprintf("event_id %q appears earlier in this run", e.EventID)}
 	}
-	return c.remember(e, nil)
+	return nil
 }
 
-func (c *RunChecker) remember(e *Event, err *Error) *Error {
-	c.ids.add(e.EventID)
-	return err
+// remember records e's id after a problem that does not make the id a
+// duplicate, so that later events are judged against it.
+func remember(e *Event, ids *idSet, off int64, problem *Error) *Error {
+	if _, err := ids.add(e.EventID, off); err != nil {
+		return idsFailed(e, err)
+	}
+	return problem
 }
 
-// idSet is a set of event ids: evt-%03d ids as bits, the rest in a map.
+// idsFailed is the error for an id set that could not be written or read
+// back (its temporary files, or the journal a restored set reads ids
+// from): the check cannot go on.
+func idsFailed(e *Event, err error) *Error {
+	return &Error{EventID: e.EventID, Code: ReadFailed,
+		Msg: fmt.Sprintf("the event ids seen so far could not be kept or read back: %v (temporary files go to %s: set TMPDIR to a writable directory with space)", err, os.TempDir())}
+}
+
+// idSet is a run's event ids: a handle on state that copies of the
+// checker (Mark) share, so that what one copy records the others see.
 type idSet struct {
-	bits  RefBits
-	other map[string]struct{}
-	n     int // ids added
+	st *idState
+	// keyed makes this the run numbered run of a set shared by the runs of
+	// a file (runGroups): its ids are keyed by the run. Only an unkeyed set
+	// takes ids back (remove).
+	keyed bool
+	run   uint64
+}
+
+type idState struct {
+	set *idset.Set // created with the first id
+	// removed holds ids taken back (Rollback) that the set, which never
+	// forgets, still holds: rare, and only in a session store.
+	removed   map[string]struct{}
+	noOffsets bool   // an id was added without its line's offset
+	key       []byte // scratch: a shared set's key
+	err       error  // after Close
+}
+
+func (s idSet) key(id string) string {
+	if !s.keyed {
+		return id
+	}
+	k := binary.AppendUvarint(s.st.key[:0], s.run)
+	k = append(k, id...)
+	s.st.key = k
+	return unsafe.String(unsafe.SliceData(k), len(k))
+}
+
+// lookup reports whether id was added (and not taken back).
+func (s idSet) lookup(id string) (bool, error) {
+	if s.st == nil || s.st.set == nil {
+		if s.st != nil && s.st.err != nil {
+			return false, s.st.err
+		}
+		return false, nil
+	}
+	_, found, err := s.st.set.Lookup(s.key(id))
+	if found && s.st.removed != nil {
+		if _, gone := s.st.removed[id]; gone {
+			return false, nil
+		}
+	}
+	return found, err
+}
+
+// has is lookup for callers that check the set's error later: an error
+// sticks in the set, and the next Check reports it.
+func (s idSet) has(id string) bool {
+	found, _ := s.lookup(id)
+	return found
+}
+
+// add adds id, at the byte offset off of its line (noOffset when unknown),
+// and reports whether it was new.
+func (s *idSet) add(id string, off int64) (bool, error) {
+	if s.st == nil {
+		s.st = &idState{}
+	}
+	st := s.st
+	if st.set == nil {
+		if st.err != nil {
+			return false, st.err
+		}
+		st.set = idset.New(idset.Options{})
+	}
+	pos := uint64(off)
+	if off < 0 {
+		pos, st.noOffsets = 0, true
+	}
+	_, added, err := st.set.Add(s.key(id), pos)
+	if err != nil {
+		return false, err
+	}
+	if !added && st.removed != nil {
+		if _, gone := st.removed[id]; gone {
+			delete(st.removed, id)
+			added = true
+		}
+	}
+	return added, nil
+}
+
+// remove takes back id, which add added (an id never added is ignored).
+func (s idSet) remove(id string) {
+	if s.st == nil || !s.has(id) {
+		return
+	}
+	if s.st.removed == nil {
+		s.st.removed = map[string]struct{}{}
+	}
+	s.st.removed[string([]byte(id))] = struct{}{}
 }
 
 // RefBits is a bitset of the numbers k of reference event ids (see
-// RefEventNumber): the checker's id set and package journal/store's id
-// index keep evt-%03d ids in one, a bit each.
+// RefEventNumber): package journal/store's id index keeps evt-%03d ids in
+// one, a bit each, and the checker's full state (MarshalBinary) writes
+// them as its ranges.
 type RefBits []uint64
 
 // Has reports whether k (k >= 0) is in the set.
@@ -176,43 +322,12 @@ func RefEventNumber(id string) (int, bool) {
 	return k, true
 }
 
-// bitLimit bounds the bitset: ids numbered far beyond the ids seen go to the
-// map, so an adversarial id cannot make the bitset huge.
-func (s *idSet) bitLimit() int { return 2*s.n + 1<<16 }
-
-func (s *idSet) has(id string) bool {
-	if k, ok := RefEventNumber(id); ok && s.bits.Has(k) {
-		return true
-	}
-	_, ok := s.other[id]
-	return ok
-}
-
-// remove undoes add(id) for an id that was not in the set before.
-func (s *idSet) remove(id string) {
-	if k, ok := RefEventNumber(id); ok && s.bits.Has(k) {
-		s.bits[k/64] &^= 1 << (k % 64)
-		return
-	}
-	delete(s.other, id)
-}
-
-func (s *idSet) add(id string) {
-	s.n++
-	if k, ok := RefEventNumber(id); ok && k < s.bitLimit() {
-		s.bits.Add(k)
-		return
-	}
-	if s.other == nil {
-		s.other = map[string]struct{}{}
-	}
-	s.other[string([]byte(id))] = struct{}{} // a copy: id may alias a buffer
-}
-
 // MarshalBinary records the checker's state (identity, next sequence, ids
-// seen) so that checking can resume after a checkpoint without the prefix.
-// Runs of set bits are stored as ranges: a reference journal's ids are one
-// range whatever its length.
+// seen) in full, so that checking can resume without the prefix and
+// without its file: the ids of the form evt-%03d as ranges of their numbers
+// (a reference journal's ids are one range whatever its length), the others
+// listed, sorted. It is as large as the ids are; a checker fed by the
+// streaming pass has a compact form too (AppendCompactState).
 func (c *RunChecker) MarshalBinary() ([]byte, error) {
 	var b []byte
 	b = append(b, 'R', 'C', '1')
@@ -227,46 +342,210 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 	b = appendStr(b, c.sessionID)
 	b = appendStr(b, c.runID)
 	b = binary.AppendVarint(b, c.next)
-	b = binary.AppendUvarint(b, uint64(c.ids.n))
-	b = c.ids.bits.AppendRanges(b)
-	b = binary.AppendUvarint(b, uint64(len(c.ids.other)))
-	for _, id := range slices.Sorted(maps.Keys(c.ids.other)) { // same state, same bytes
+	var bits RefBits
+	var other []string
+	n := 0
+	if st := c.ids.st; st != nil && st.set != nil {
+		limit := int(st.set.Len()) + 1<<16 // no huge bitset for a far-out number
+		err := st.set.Each(func(id string, _ idset.Entry) error {
+			if _, gone := st.removed[id]; gone {
+				return nil
+			}
+			n++
+			if k, ok := RefEventNumber(id); ok && k < limit {
+				bits.Add(k)
+			} else {
+				other = append(other, strings.Clone(id))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("journal: checker state: %w", err)
+		}
+	} else if st != nil && st.err != nil {
+		return nil, st.err
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	b = bits.AppendRanges(b)
+	slices.Sort(other) // same state, same bytes
+	b = binary.AppendUvarint(b, uint64(len(other)))
+	for _, id := range other {
 		b = appendStr(b, id)
 	}
 	return b, nil
 }
 
+// maxStateIDs bounds the ids a state written by MarshalBinary may hold
+// (restoring one adds each to a set: its ranges are not free).
+const maxStateIDs = 1 << 28
+
 // UnmarshalBinary restores a state written by MarshalBinary.
 func (c *RunChecker) UnmarshalBinary(b []byte) error {
 	bad := errors.New("journal: bad RunChecker state")
-	if len(b) < 4 || string(b[:3]) != "RC1" {
+	if len(b) < 4 || string(b[:3]) != "RC1" || b[3]&^3 != 0 {
 		return bad
 	}
 	d := decoder{b: b[4:]}
-	*c = RunChecker{single: b[3]&1 != 0, started: b[3]&2 != 0}
+	fresh := RunChecker{single: b[3]&1 != 0, started: b[3]&2 != 0}
+	fresh.sessionID = d.str()
+	fresh.runID = d.str()
+	fresh.next = d.varint()
+	n := d.uvarint() // at least the ids that follow (states written before the id set counted repeats too)
+	if n > maxStateIDs {
+		return bad
+	}
+	var ids []byte
+	var held uint64
+	nr := d.uvarint()
+	for i := uint64(0); i < nr && d.err == nil; i++ {
+		start, k := d.uvarint(), d.uvarint()
+		if held += k; held > n || start+k < start || k == 0 {
+			fresh.Close()
+			return bad
+		}
+		for num := start; num < start+k; num++ {
+			ids = fmt.Appendf(ids[:0], "evt-%03d", num)
+			if _, err := fresh.ids.add(aliasString(ids), noOffset); err != nil {
+				fresh.Close()
+				return err
+			}
+		}
+	}
+	no := d.uvarint()
+	if no > n-min(held, n) {
+		d.err = bad
+	}
+	for i := uint64(0); i < no && d.err == nil; i++ {
+		id := d.str()
+		if d.err != nil {
+			break
+		}
+		if _, err := fresh.ids.add(id, noOffset); err != nil {
+			fresh.Close()
+			return err
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		fresh.Close()
+		return bad
+	}
+	c.Close()
+	*c = fresh
+	return nil
+}
+
+// Compact state: identity, next sequence and the id set's encoding
+// (internal/idset), about two bytes an id whatever the ids look like. The
+// encoding keeps a fingerprint of each id, not the id, so restoring it
+// needs the journal file the ids came from: the set reads ids back from
+// the lines at the offsets the streaming pass gave it.
+
+const (
+	compactSingle  = 1
+	compactStarted = 2
+	compactIDs     = 4 // an id set's encoding follows
+)
+
+// AppendCompactState appends the checker's state in the compact form a
+// replay checkpoint keeps. It needs a checker fed by the streaming pass
+// (Stream, or one restored by RestoreCompactState and fed by it since),
+// which gave the set each event's line offset.
+func (c *RunChecker) AppendCompactState(b []byte) ([]byte, error) {
+	st := c.ids.st
+	if st != nil && (st.noOffsets || len(st.removed) > 0) {
+		return b, errors.New("journal: a compact checker state needs a checker fed by the streaming pass")
+	}
+	if st != nil && st.err != nil {
+		return b, st.err
+	}
+	flags := byte(0)
+	if c.single {
+		flags |= compactSingle
+	}
+	if c.started {
+		flags |= compactStarted
+	}
+	hasIDs := st != nil && st.set != nil
+	if hasIDs {
+		flags |= compactIDs
+	}
+	b = append(b, 'R', 'C', '2', flags)
+	b = appendStr(b, c.sessionID)
+	b = appendStr(b, c.runID)
+	b = binary.AppendVarint(b, c.next)
+	if !hasIDs {
+		return b, nil
+	}
+	b, err := st.set.AppendBinary(b)
+	if err != nil {
+		return b, fmt.Errorf("journal: checker state: %w", err)
+	}
+	return b, nil
+}
+
+// ErrOldCheckerState is the error for a checker state in the full form
+// (MarshalBinary) where a compact one is expected: a checkpoint written
+// before the compact form existed.
+var ErrOldCheckerState = errors.New("journal: a checker state of the older, full form")
+
+// readCompactHeader reads what precedes the id set's encoding.
+func readCompactHeader(b []byte) (c RunChecker, set []byte, err error) {
+	bad := errors.New("journal: bad compact RunChecker state")
+	if len(b) >= 3 && string(b[:3]) == "RC1" {
+		return c, nil, ErrOldCheckerState
+	}
+	if len(b) < 4 || string(b[:3]) != "RC2" || b[3]&^(compactSingle|compactStarted|compactIDs) != 0 {
+		return c, nil, bad
+	}
+	d := decoder{b: b[4:]}
+	c = RunChecker{single: b[3]&compactSingle != 0, started: b[3]&compactStarted != 0}
 	c.sessionID = d.str()
 	c.runID = d.str()
 	c.next = d.varint()
-	c.ids.n = int(d.uvarint())
-	nr := d.uvarint()
-	for i := uint64(0); i < nr && d.err == nil; i++ {
-		start, n := d.uvarint(), d.uvarint()
-		if start+n > 1<<40 {
-			return bad
+	if d.err != nil || (b[3]&compactIDs == 0) != (len(d.b) == 0) {
+		return c, nil, bad
+	}
+	return c, d.b, nil
+}
+
+// RestoreCompactState restores a state written by AppendCompactState. src
+// is the journal file the state was made from, whose prefix the caller has
+// checked (a replay checkpoint's anchors): the restored set reads ids
+// back from it when it needs them (a parent far back, or once to settle a
+// fingerprint collision), then continues on the lines after the prefix.
+func (c *RunChecker) RestoreCompactState(b []byte, src io.ReaderAt) error {
+	fresh, set, err := readCompactHeader(b)
+	if err != nil {
+		return err
+	}
+	if len(set) > 0 {
+		s, err := idset.Decode(set, idset.Options{Source: newFileIDs(src)})
+		if err != nil {
+			return fmt.Errorf("journal: checker state: %w", err)
 		}
-		c.ids.bits.AddRange(int(start), int(start+n))
+		fresh.ids.st = &idState{set: s}
 	}
-	no := d.uvarint()
-	for i := uint64(0); i < no && d.err == nil; i++ {
-		if c.ids.other == nil {
-			c.ids.other = map[string]struct{}{}
-		}
-		c.ids.other[d.str()] = struct{}{}
-	}
-	if d.err != nil || len(d.b) != 0 {
-		return bad
-	}
+	c.Close()
+	*c = fresh
 	return nil
+}
+
+// CompactStatePosition checks a state written by AppendCompactState
+// (its id set's encoding included: checksum and structure) without a
+// source, and returns the run identity and next sequence it holds.
+func CompactStatePosition(b []byte) (sessionID, runID string, next int64, err error) {
+	c, set, err := readCompactHeader(b)
+	if err != nil {
+		return "", "", 0, err
+	}
+	if len(set) > 0 {
+		s, err := idset.Decode(set, idset.Options{Source: noIDs{}})
+		if err != nil {
+			return "", "", 0, fmt.Errorf("journal: checker state: %w", err)
+		}
+		s.Close()
+	}
+	return c.sessionID, c.runID, c.next, nil
 }
 
 func appendStr(b []byte, s string) []byte {

@@ -142,6 +142,7 @@ func isCascade(code Code, seq, want int64, undecoded int) bool {
 func Validate(r io.Reader, file string) []*Error {
 	var errs []*Error
 	groups := newRunGroups()
+	defer groups.close()
 	n := 0
 	undecoded := 0 // lines that failed before the invariants could see them
 	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true}, func(b *batch) bool {
@@ -174,6 +175,9 @@ func Validate(r io.Reader, file string) []*Error {
 				cerr.File, cerr.Line = file, l.num
 				cerr.EventID = string([]byte(cerr.EventID))
 				errs = append(errs, cerr)
+				if cerr.Code == ReadFailed {
+					return false // the runs' state is lost: nothing after this can be checked
+				}
 			}
 		}
 		if b.readErr != nil {
