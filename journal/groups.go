@@ -31,10 +31,15 @@ type runGroups struct {
 	table  runTable
 	shared idState // the event ids of the runs that left the reference shape
 	key    []byte  // the current event's run key (scratch)
-	last   []byte  // the previous event's run key
-	lastR  uint64
-	hasRun bool
-	ref    []byte // scratch: a reference id
+	ref    []byte  // scratch: a reference id
+
+	// The run of the previous event, whose record is held here and
+	// written back to the table when another run comes.
+	hasRun               bool
+	r                    uint64
+	rec                  runRecord
+	last                 []byte // its key
+	lastSession, lastRun string // views of last
 }
 
 func newRunGroups() *runGroups { return &runGroups{} }
@@ -50,24 +55,36 @@ func (g *runGroups) close() {
 	g.table.close()
 }
 
-// run returns the number of e's run, adding the run when it is new.
-func (g *runGroups) run(e *Event) (uint64, error) {
+// run makes e's run the current one (g.r, g.rec), adding the run when it
+// is new.
+func (g *runGroups) run(e *Event) error {
+	if g.hasRun && e.SessionID == g.lastSession && e.Provenance.RunID == g.lastRun {
+		return nil
+	}
+	if g.hasRun {
+		if err := g.table.set(g.r, g.rec); err != nil {
+			return err
+		}
+	}
 	g.key = binary.AppendUvarint(g.key[:0], uint64(len(e.SessionID)))
+	w := len(g.key)
 	g.key = append(g.key, e.SessionID...)
 	g.key = append(g.key, e.Provenance.RunID...)
-	if g.hasRun && string(g.key) == string(g.last) {
-		return g.lastR, nil
-	}
 	if g.keys == nil {
 		g.keys = idset.New(idset.Options{})
 	}
 	ent, _, err := g.keys.Add(aliasString(g.key), 0)
 	if err != nil {
-		return 0, err
+		return err
 	}
+	if g.rec, err = g.table.get(ent.Ord); err != nil {
+		return err
+	}
+	g.r, g.hasRun = ent.Ord, true
 	g.last = append(g.last[:0], g.key...)
-	g.lastR, g.hasRun = ent.Ord, true
-	return ent.Ord, nil
+	g.lastSession = aliasString(g.last[w : w+len(e.SessionID)])
+	g.lastRun = aliasString(g.last[w+len(e.SessionID):])
+	return nil
 }
 
 // runFull marks a run record that left the reference shape.
@@ -76,46 +93,37 @@ const runFull = 1
 // check applies the invariants to e in its run; want is the sequence the
 // run expected.
 func (g *runGroups) check(e *Event) (want int64, err *Error) {
-	r, ferr := g.run(e)
-	var rec runRecord
-	if ferr == nil {
-		rec, ferr = g.table.get(r)
-	}
-	if ferr != nil {
+	if ferr := g.run(e); ferr != nil {
+		g.hasRun = false // its record is not to be written back
 		return 0, idsFailed(e, ferr)
 	}
-	next := rec.next
-	ids := idSet{st: &g.shared, keyed: true, run: r}
+	rec := &g.rec
+	want = rec.next
 	if rec.flags&runFull == 0 {
-		if k, ok := RefEventNumber(e.EventID); ok && int64(k) == next && e.Sequence == next {
+		if k, ok := RefEventNumber(e.EventID); ok && int64(k) == want && e.Sequence == want {
 			parentOK := e.ParentEventID == ""
-			if p, ok := RefEventNumber(e.ParentEventID); ok && int64(p) < next {
+			if p, ok := RefEventNumber(e.ParentEventID); ok && int64(p) < want {
 				parentOK = true
 			}
 			if parentOK {
-				if ferr := g.table.set(r, runRecord{next: next + 1}); ferr != nil {
-					return next, idsFailed(e, ferr)
-				}
-				return next, nil
+				rec.next++
+				return want, nil
 			}
 		}
+	}
+	ids := idSet{st: &g.shared, keyed: true, run: g.r}
+	if rec.flags&runFull == 0 {
 		// The run leaves the reference shape: its ids so far join the
 		// shared set.
-		for k := int64(0); k < next; k++ {
+		for k := int64(0); k < want; k++ {
 			g.ref = fmt.Appendf(g.ref[:0], "evt-%03d", k)
 			if _, ferr := ids.add(aliasString(g.ref), noOffset); ferr != nil {
-				return next, idsFailed(e, ferr)
+				return want, idsFailed(e, ferr)
 			}
 		}
+		rec.flags |= runFull
 	}
-	cerr := checkRun(e, &next, &ids, noOffset)
-	if cerr != nil && cerr.Code == ReadFailed {
-		return rec.next, cerr
-	}
-	if ferr := g.table.set(r, runRecord{next: next, flags: runFull}); ferr != nil {
-		return rec.next, idsFailed(e, ferr)
-	}
-	return rec.next, cerr
+	return want, checkRun(e, &rec.next, &ids, noOffset)
 }
 
 // runRecord is one run's state in a runTable.
@@ -140,24 +148,29 @@ const (
 // time; runs interleaved over many pages cost a page read each, never more
 // memory.
 type runTable struct {
-	slots [tableSlots]struct {
-		page  uint64 // noPage when empty
-		dirty bool
-		data  *[tablePage]byte
-	}
-	init  bool
-	f     *os.File
-	pages uint64 // pages in the file: later ones are all zeros
+	nslots int // pages cached; 0 is tableSlots
+	slots  []tableSlot
+	f      *os.File
+	pages  uint64 // pages in the file: later ones are all zeros
+}
+
+type tableSlot struct {
+	page  uint64 // noPage when empty
+	dirty bool
+	data  *[tablePage]byte
 }
 
 func (t *runTable) slot(page uint64) (*[tablePage]byte, *bool, error) {
-	if !t.init {
+	if t.slots == nil {
+		if t.nslots <= 0 {
+			t.nslots = tableSlots
+		}
+		t.slots = make([]tableSlot, t.nslots)
 		for i := range t.slots {
 			t.slots[i].page = noPage
 		}
-		t.init = true
 	}
-	s := &t.slots[page%tableSlots]
+	s := &t.slots[page%uint64(len(t.slots))]
 	if s.page == page {
 		return s.data, &s.dirty, nil
 	}

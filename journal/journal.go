@@ -140,8 +140,11 @@ func isCascade(code Code, seq, want int64, undecoded int) bool {
 // does, so a file may hold several runs; each must start at sequence 0.
 // Lines are decoded in parallel on the lean path (see pipeline.go).
 func Validate(r io.Reader, file string) []*Error {
+	return validate(r, file, newRunGroups())
+}
+
+func validate(r io.Reader, file string, groups *runGroups) []*Error {
 	var errs []*Error
-	groups := newRunGroups()
 	defer groups.close()
 	n := 0
 	undecoded := 0 // lines that failed before the invariants could see them

@@ -319,6 +319,7 @@ func (s *Set) decode(d *decoder, flags byte) error {
 		}
 		st.width = int(w)
 		if flags&flagStyle != 0 {
+			st.prepare()
 			s.style, s.hasStyle = st, true
 		} else {
 			s.candidate, s.hasCand = st, true
