@@ -145,11 +145,13 @@ type idSet struct {
 }
 
 type idState struct {
-	set *idset.Set // created with the first id
+	set *idset.Set    // created with the first id
+	opt idset.Options // the set's; tests make hashes collide here
 	// removed holds ids taken back (Rollback) that the set, which never
 	// forgets, still holds: rare, and only in a session store.
 	removed   map[string]struct{}
 	noOffsets bool   // an id was added without its line's offset
+	restored  bool   // restored from a compact state: ids are read back from the file
 	key       []byte // scratch: a shared set's key
 	err       error  // after Close
 }
@@ -199,10 +201,13 @@ func (s *idSet) add(id string, off int64) (bool, error) {
 		if st.err != nil {
 			return false, st.err
 		}
-		st.set = idset.New(idset.Options{})
+		st.set = idset.New(st.opt)
 	}
 	pos := uint64(off)
 	if off < 0 {
+		if st.restored {
+			return false, errors.New("journal: a checker restored from a compact state reads ids back from its file, so it checks that file's lines only (the streaming pass)")
+		}
 		pos, st.noOffsets = 0, true
 	}
 	_, added, err := st.set.Add(s.key(id), pos)
@@ -327,7 +332,9 @@ func RefEventNumber(id string) (int, bool) {
 // without its file: the ids of the form evt-%03d as ranges of their numbers
 // (a reference journal's ids are one range whatever its length), the others
 // listed, sorted. It is as large as the ids are; a checker fed by the
-// streaming pass has a compact form too (AppendCompactState).
+// streaming pass has a compact form too (AppendCompactState). A checker
+// restored from the compact form has no full form: its ids are in its
+// file, not in the checker.
 func (c *RunChecker) MarshalBinary() ([]byte, error) {
 	var b []byte
 	b = append(b, 'R', 'C', '1')
@@ -514,16 +521,23 @@ func readCompactHeader(b []byte) (c RunChecker, set []byte, err error) {
 // back from it when it needs them (a parent far back, or once to settle a
 // fingerprint collision), then continues on the lines after the prefix.
 func (c *RunChecker) RestoreCompactState(b []byte, src io.ReaderAt) error {
+	return c.restoreCompact(b, src, idset.Options{})
+}
+
+// restoreCompact is RestoreCompactState with the id set's options (those
+// it was made with: a test's hash).
+func (c *RunChecker) restoreCompact(b []byte, src io.ReaderAt, opt idset.Options) error {
 	fresh, set, err := readCompactHeader(b)
 	if err != nil {
 		return err
 	}
 	if len(set) > 0 {
-		s, err := idset.Decode(set, idset.Options{Source: newFileIDs(src)})
+		opt.Source = newFileIDs(src)
+		s, err := idset.Decode(set, opt)
 		if err != nil {
 			return fmt.Errorf("journal: checker state: %w", err)
 		}
-		fresh.ids.st = &idState{set: s}
+		fresh.ids.st = &idState{set: s, opt: opt, restored: true}
 	}
 	c.Close()
 	*c = fresh

@@ -28,3 +28,33 @@ func TestIDSetFailureIsReadFailed(t *testing.T) {
 		t.Fatalf("stream: %v, want READ_FAILED naming TMPDIR", err)
 	}
 }
+
+// TestRestoredCheckerNeedsOffsets: a checker restored from its compact
+// state reads ids back from its file by line offset, so an event checked
+// without one (Check) is refused as READ_FAILED, never judged by a wrong
+// line.
+func TestRestoredCheckerNeedsOffsets(t *testing.T) {
+	data := tracegen.Bytes(tracegen.Options{Events: 50, Seed: 1, IDs: tracegen.IDsUUID})
+	c := NewRunChecker()
+	if err := Stream(bytes.NewReader(data), "f", StreamOptions{Resume: &Resume{Checker: c}}, func(*Entry) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.AppendCompactState(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d RunChecker
+	if err := d.RestoreCompactState(st, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	sess, run, _ := d.Position()
+	if err := d.Check(&Event{EventID: "x", Sequence: 50, SessionID: sess, Provenance: Provenance{RunID: run}}); err == nil || err.Code != ReadFailed {
+		t.Fatalf("Check on a restored checker: %v, want READ_FAILED", err)
+	}
+	if _, err := c.MarshalBinary(); err != nil {
+		t.Fatalf("the full state of a streamed checker: %v", err)
+	}
+	if _, err := d.MarshalBinary(); err == nil {
+		t.Fatal("the full state of a restored checker was written")
+	}
+}
