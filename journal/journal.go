@@ -15,9 +15,13 @@
 // Reading is streaming: memory is bounded by the longest line, not the
 // file. Validate and Stream need at most MemoryPerLineByte (8) bytes of
 // heap per byte of the longest line, plus a few MB: no line is held as a
-// tree unless a caller asks for its payload (StreamOptions.Payloads), and
-// Validate keeps a run in the reference shape as one number, so a file of
-// a million runs costs tens of MB.
+// tree unless a caller asks for its payload (StreamOptions.Payloads). The
+// event ids a run's invariants need are kept in internal/idset: a few bytes
+// of memory an id whatever the ids look like, the rest in temporary files
+// under $TMPDIR (a failure there is READ_FAILED). Validate numbers a file's
+// runs with such a set and keeps a fixed-size record per run, paged to a
+// temporary file past a small cache, so memory is flat in the number of
+// events and of runs alike.
 package journal
 
 import (
