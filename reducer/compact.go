@@ -42,6 +42,12 @@ type Compactor struct {
 	// Summarize returns the summary of the dropped messages. Surrounding
 	// whitespace is stripped, as Python's str.strip() does.
 	Summarize func(dropped []Message) string
+	// Summary is the summary of every compaction when Summarize is nil: a
+	// fixed text, as the reference's s08 lesson uses (FixedSummary is the
+	// same as a function). A rebuild from a session file then reads no
+	// dropped message but to hash it, one at a time; Summarize is given
+	// them all at once.
+	Summary string
 }
 
 // FixedSummary returns a summarizer that always answers s, as the
@@ -95,40 +101,105 @@ func (c Compaction) Payload() jsonv.Value {
 // With nothing to drop Compact returns ErrNothingToCompact; a summary that
 // is blank after stripping is ErrEmptySummary. msgs is not modified.
 func (c *Compactor) Compact(msgs []Message) (Compaction, error) {
-	var system []Message
-	if len(msgs) > 0 && msgs[0].Role == RoleSystem {
-		system = msgs[:1]
+	p, err := c.plan(messageSlice(msgs))
+	if err != nil {
+		return Compaction{}, err
 	}
-	remaining := msgs[len(system):]
-	keep := min(max(0, c.KeepRecentMessages), len(remaining))
-	dropped := remaining[:len(remaining)-keep]
-	recent := remaining[len(remaining)-keep:]
-	if len(dropped) == 0 {
-		return Compaction{}, ErrNothingToCompact
+	out := make([]Message, 0, len(msgs)-p.recent+2)
+	if p.system {
+		out = append(out, CloneMessages(msgs[:1])...)
 	}
-	summary := ""
-	if c.Summarize != nil {
-		summary = pyStrip(c.Summarize(CloneMessages(dropped)))
-	}
-	if summary == "" {
-		return Compaction{}, ErrEmptySummary
-	}
-	wire := make([]jsonv.Value, len(dropped))
-	for i, m := range dropped {
-		wire[i] = m.Wire()
-	}
-	sum := sha256.Sum256(jsonv.Arr(wire...).AppendCanonical(nil))
+	out = append(out, p.checkpoint)
+	out = append(out, CloneMessages(msgs[p.recent:])...)
+	p.Messages = out
+	return p.Compaction, nil
+}
 
-	out := make([]Message, 0, len(system)+1+len(recent))
-	out = append(out, CloneMessages(system)...)
-	out = append(out, Message{Role: RoleAssistant, Content: CheckpointPrefix + summary})
-	out = append(out, CloneMessages(recent)...)
-	return Compaction{
-		Messages:      out,
-		Summary:       summary,
-		Dropped:       len(dropped),
-		OriginalChars: TotalChars(msgs),
-		FinalChars:    TotalChars(out),
-		SourceSHA256:  hex.EncodeToString(sum[:]),
-	}, nil
+// messageSeq is a history as a compaction reads it: the role and length of
+// every message without reading it, a message when it is needed (a
+// HistoryBuilder reads it back from its session file).
+type messageSeq interface {
+	Len() int
+	Role(i int) string
+	Chars(i int) int
+	Message(i int) (Message, error)
+}
+
+type messageSlice []Message
+
+func (s messageSlice) Len() int                       { return len(s) }
+func (s messageSlice) Role(i int) string              { return s[i].Role }
+func (s messageSlice) Chars(i int) int                { return s[i].Chars() }
+func (s messageSlice) Message(i int) (Message, error) { return s[i], nil }
+
+// compactionPlan is a compaction of a history h: its report (without
+// Messages) and what the new history holds: h's system message (when
+// system), the checkpoint message, and h's messages from recent on.
+type compactionPlan struct {
+	Compaction
+	system     bool
+	recent     int
+	checkpoint Message
+}
+
+// plan computes Compact's outcome reading one dropped message at a time
+// (unless Summarize needs them all).
+func (c *Compactor) plan(h messageSeq) (compactionPlan, error) {
+	var p compactionPlan
+	n := h.Len()
+	first := 0
+	if n > 0 && h.Role(0) == RoleSystem {
+		p.system, first = true, 1
+	}
+	keep := min(max(0, c.KeepRecentMessages), n-first)
+	p.recent = n - keep
+	if p.recent == first {
+		return p, ErrNothingToCompact
+	}
+	summary := c.Summary
+	if c.Summarize != nil {
+		dropped := make([]Message, 0, p.recent-first)
+		for i := first; i < p.recent; i++ {
+			m, err := h.Message(i)
+			if err != nil {
+				return p, err
+			}
+			dropped = append(dropped, m.withArgumentValues())
+		}
+		summary = c.Summarize(dropped)
+	}
+	if summary = pyStrip(summary); summary == "" {
+		return p, ErrEmptySummary
+	}
+	// The digest of jsonv.Arr(wire...).AppendCanonical, written a message
+	// at a time.
+	sum := sha256.New()
+	sum.Write([]byte{'['})
+	var buf []byte
+	for i := first; i < p.recent; i++ {
+		m, err := h.Message(i)
+		if err != nil {
+			return p, err
+		}
+		if i > first {
+			sum.Write([]byte{','})
+		}
+		buf = m.Wire().AppendCanonical(buf[:0])
+		sum.Write(buf)
+	}
+	sum.Write([]byte{']'})
+	p.checkpoint = Message{Role: RoleAssistant, Content: CheckpointPrefix + summary}
+	for i := range n {
+		p.OriginalChars += h.Chars(i)
+	}
+	p.FinalChars = p.checkpoint.Chars()
+	if p.system {
+		p.FinalChars += h.Chars(0)
+	}
+	for i := p.recent; i < n; i++ {
+		p.FinalChars += h.Chars(i)
+	}
+	p.Summary, p.Dropped = summary, p.recent-first
+	p.SourceSHA256 = hex.EncodeToString(sum.Sum(nil))
+	return p, nil
 }

@@ -23,8 +23,8 @@ package reducer
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -65,18 +65,53 @@ type Message struct {
 // ToolCall is one call a model turn requested: the reference's
 // ToolCall(id, name, arguments). Arguments is a JSON object in the order the
 // model wrote it.
+//
+// A call read back from a session file one message at a time (Transcript)
+// carries its arguments as text instead, in ArgumentsJSON (what
+// Arguments.AppendJSON would write), so that no tree of them is built;
+// everywhere else Arguments is set and ArgumentsJSON is nil.
 type ToolCall struct {
-	ID        string
-	Name      string
-	Arguments jsonv.Value
+	ID            string
+	Name          string
+	Arguments     jsonv.Value
+	ArgumentsJSON []byte
 }
 
-// ArgumentsValue returns Arguments, or {} when it is unset.
+// ArgumentsValue returns Arguments (parsed from ArgumentsJSON when that is
+// set), or {} when it is unset.
 func (c ToolCall) ArgumentsValue() jsonv.Value {
+	if c.ArgumentsJSON != nil {
+		if v, err := jsonv.Parse(c.ArgumentsJSON); err == nil {
+			return v
+		}
+	}
 	if !c.Arguments.IsValid() {
 		return jsonv.Obj()
 	}
 	return c.Arguments
+}
+
+// AppendArguments appends the arguments as ArgumentsValue().AppendJSON
+// writes them, without parsing ArgumentsJSON.
+func (c ToolCall) AppendArguments(dst []byte) []byte {
+	switch {
+	case c.ArgumentsJSON != nil:
+		return append(dst, c.ArgumentsJSON...)
+	case c.Arguments.IsValid():
+		return c.Arguments.AppendJSON(dst)
+	}
+	return append(dst, "{}"...)
+}
+
+// argumentsLen is the length of the arguments as JSON; 0 when unset.
+func (c ToolCall) argumentsLen() int {
+	switch {
+	case c.ArgumentsJSON != nil:
+		return len(c.ArgumentsJSON)
+	case c.Arguments.IsValid():
+		return len(c.Arguments.AppendJSON(nil))
+	}
+	return 0
 }
 
 // Value returns the call as the reference writes it in a model.response
@@ -87,6 +122,30 @@ func (c ToolCall) Value() jsonv.Value {
 		jsonv.M("name", jsonv.Str(c.Name)),
 		jsonv.M("arguments", c.ArgumentsValue()),
 	)
+}
+
+// withArgumentValue returns c with ArgumentsJSON parsed into Arguments.
+func (c ToolCall) withArgumentValue() ToolCall {
+	if c.ArgumentsJSON == nil {
+		return c
+	}
+	v, _ := jsonv.Parse(c.ArgumentsJSON) // written by AppendOrdered: valid
+	return ToolCall{ID: c.ID, Name: c.Name, Arguments: v}
+}
+
+// withArgumentValues returns m with its calls' ArgumentsJSON parsed into
+// Arguments, as every []Message this package returns holds them.
+func (m Message) withArgumentValues() Message {
+	cloned := false
+	for i, c := range m.ToolCalls {
+		if c.ArgumentsJSON != nil {
+			if !cloned {
+				m.ToolCalls, cloned = slices.Clone(m.ToolCalls), true
+			}
+			m.ToolCalls[i] = c.withArgumentValue()
+		}
+	}
+	return m
 }
 
 // Chars is the message's length as the reference measures it: Python's
@@ -142,26 +201,10 @@ func CloneMessages(msgs []Message) []Message {
 // the payload's "result" when ok is true, else {"ok": false, "error": ...,
 // "error_type": ...}.
 func ToolResultContent(payload jsonv.Value) string {
-	if ok, _ := payload.Get("ok"); ok.IsTrue() {
-		result, _ := payload.Get("result")
-		if !result.IsValid() {
-			result = jsonv.NullValue()
-		}
-		return string(AppendPySpaced(nil, result))
-	}
-	errv, _ := payload.Get("error")
-	typ, _ := payload.Get("error_type")
-	if !errv.IsValid() {
-		errv = jsonv.NullValue()
-	}
-	if !typ.IsValid() {
-		typ = jsonv.NullValue()
-	}
-	return string(AppendPySpaced(nil, jsonv.Obj(
-		jsonv.M("ok", jsonv.BoolValue(false)),
-		jsonv.M("error", errv),
-		jsonv.M("error_type", typ),
-	)))
+	var c jsonv.Canonicalizer
+	f := payloadText(payload.AppendJSON(nil)).fields("ok", "result", "error", "error_type")
+	var scratch []byte
+	return toolResultText(&c, &scratch, f[0], f[1], f[2], f[3])
 }
 
 // AppendPySpaced appends v as Python's json.dumps(v, ensure_ascii=False,
@@ -228,33 +271,31 @@ func InterruptedToolResult(call ToolCall) jsonv.Value {
 // whose assistant message was compacted away are not reported: the model no
 // longer sees them.
 func UnansweredCalls(history []Message) []ToolCall {
-	type open struct {
-		call     ToolCall
-		answered bool
-	}
-	var calls []open
+	var t callTracker
 	for _, m := range history {
-		switch m.Role {
-		case RoleAssistant:
-			for _, c := range m.ToolCalls {
-				calls = append(calls, open{call: c})
-			}
-		case RoleTool:
-			for i := range calls {
-				if !calls[i].answered && calls[i].call.ID == m.ToolCallID {
-					calls[i].answered = true
-					break
-				}
+		t.see(m)
+	}
+	return t.open
+}
+
+// callTracker is UnansweredCalls one message at a time: open holds the
+// calls no tool message has answered yet, in order.
+type callTracker struct {
+	open []ToolCall
+}
+
+func (t *callTracker) see(m Message) {
+	switch m.Role {
+	case RoleAssistant:
+		t.open = append(t.open, m.ToolCalls...)
+	case RoleTool:
+		for i := range t.open {
+			if t.open[i].ID == m.ToolCallID {
+				t.open = slices.Delete(t.open, i, i+1)
+				break
 			}
 		}
 	}
-	var out []ToolCall
-	for _, c := range calls {
-		if !c.answered {
-			out = append(out, c.call)
-		}
-	}
-	return out
 }
 
 // HistoryConfig is what the live run held that its journal does not record.
@@ -335,91 +376,7 @@ func History(events []journal.Event, cfg HistoryConfig) ([]Message, error) {
 			return nil, err
 		}
 	}
-	return b.msgs, nil
-}
-
-func histCheckRequest(msgs []Message, p jsonv.Value, fail func(string, string, ...any) error) error {
-	if r, ok := p.Get("roles"); ok {
-		want := make([]string, 0, r.Len())
-		for _, x := range r.Elems() {
-			want = append(want, x.Text())
-		}
-		got := Roles(msgs)
-		if strings.Join(want, ",") != strings.Join(got, ",") {
-			err := fail("/payload/roles", "the model saw roles [%s], the rebuilt history has [%s]", textsafe.Quote(strings.Join(want, ",")), strings.Join(got, ","))
-			if len(want) > 0 && want[0] == RoleSystem && (len(got) == 0 || got[0] != RoleSystem) {
-				he := err.(*HistoryError)
-				he.Msg += "; the journal does not record the system prompt: give the one the run used"
-				he.Missing = ErrNoSystemPrompt
-			}
-			return err
-		}
-	}
-	if n, ok := p.Get("message_count"); ok {
-		if got, isInt := n.Int64(); !isInt || got != int64(len(msgs)) {
-			return fail("/payload/message_count", "the model saw %s messages, the rebuilt history has %d (roles %s)", textsafe.Quote(n.Text()), len(msgs), strings.Join(Roles(msgs), ","))
-		}
-	}
-	return nil
-}
-
-func histCheckCompaction(c Compaction, p jsonv.Value, fail func(string, string, ...any) error) error {
-	ints := []struct {
-		key string
-		got int
-	}{
-		{"dropped_messages", c.Dropped},
-		{"original_chars", c.OriginalChars},
-		{"final_chars", c.FinalChars},
-		{"summary_chars", c.SummaryChars()},
-	}
-	for _, f := range ints {
-		v, ok := p.Get(f.key)
-		if !ok {
-			continue
-		}
-		if n, isInt := v.Int64(); !isInt || n != int64(f.got) {
-			return fail("/payload/"+f.key, "the live run recorded %s, the rebuild gives %d", textsafe.Quote(v.Text()), f.got)
-		}
-	}
-	if v, ok := p.Get("source_sha256"); ok && v.Text() != c.SourceSHA256 {
-		return fail("/payload/source_sha256", "the live run compacted messages with digest %s, the rebuilt history's dropped messages have %s", textsafe.Quote(v.Text()), c.SourceSHA256)
-	}
-	return nil
-}
-
-// histCalls reads a model.response payload's tool_calls.
-func histCalls(p jsonv.Value, fail func(string, string, ...any) error) ([]ToolCall, error) {
-	tc, ok := p.Get("tool_calls")
-	if !ok {
-		return nil, nil
-	}
-	var out []ToolCall
-	for i, c := range tc.Elems() {
-		if c.Kind() != jsonv.Object {
-			return nil, fail("/payload/tool_calls/"+strconv.Itoa(i), "a tool call is a JSON %s, not an object", c.Kind())
-		}
-		call := ToolCall{ID: histString(c, "id"), Name: histString(c, "name")}
-		if a, ok := c.Get("arguments"); ok {
-			call.Arguments = a
-		}
-		out = append(out, call)
-	}
-	return out, nil
-}
-
-// histString returns a string member's text, or "" (a number's spelling for
-// numbers, as Python's str() would).
-func histString(p jsonv.Value, key string) string {
-	v, ok := p.Get(key)
-	if !ok {
-		return ""
-	}
-	switch v.Kind() {
-	case jsonv.String, jsonv.Number:
-		return v.Text()
-	}
-	return ""
+	return b.Messages(), nil
 }
 
 // pyStrip is Python's str.strip() with no argument: it removes leading and

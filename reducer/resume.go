@@ -27,6 +27,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tracecheck/tracecheck/internal/textsafe"
@@ -64,6 +65,14 @@ type ResumeOptions struct {
 	// Repair repairs a torn tail when Resume opens the session (see
 	// store.WriterOptions). ResumeWriter ignores it.
 	Repair bool
+	// StreamHistory leaves Resumed.History nil and gives the history as
+	// Resumed.Transcript instead, read back from the session file one
+	// message at a time, so that a history larger than memory can be
+	// printed: the resume then needs the memory of its longest line, not
+	// of its history (see resume_state.go). Tool call arguments in
+	// Resumed.Repaired and in the transcript are then text
+	// (ToolCall.ArgumentsJSON).
+	StreamHistory bool
 }
 
 // Resumed is the outcome of a resume.
@@ -76,8 +85,11 @@ type Resumed struct {
 	// History is the full model-visible history: the rebuilt history, the
 	// synthesized tool messages, and the new user message. It is what the
 	// new run's first model.request sends, and what History rebuilds from
-	// the file as it now stands.
+	// the file as it now stands. Nil with ResumeOptions.StreamHistory.
 	History []Message
+	// Transcript is the same history read one message at a time, with
+	// ResumeOptions.StreamHistory (nil otherwise). Close it when done.
+	Transcript *Transcript
 	// Repaired lists the calls answered by a synthesized result.
 	Repaired []ToolCall
 	// Appended are the events the resume wrote, in order, and Acks their
@@ -167,8 +179,14 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 	if err != nil {
 		return nil, err
 	}
+	streamed := false
+	defer func() {
+		if !streamed {
+			rs.close()
+		}
+	}()
 	pos := w.Position()
-	res, after, err := planResume(w.SessionID(), rs, pos.Events, w.HasEventID, w.HasRun, opts)
+	res, err := planResume(w.SessionID(), rs, pos.Events, w.HasEventID, w.HasRun, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -184,8 +202,12 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 		return nil, err
 	}
 	res.Acks, res.Offset, res.Rebuilt, res.Checkpoint = acks, pos.Size, how, w.OpenedFrom()
-	// Only an acceleration: a projection that cannot be set is not kept.
-	_ = setProjection(w, after, opts.History)
+	// rs now holds the history after the appended events. Keeping it is
+	// only an acceleration: a projection that cannot be set is not kept.
+	_ = setProjection(w, rs, opts.History)
+	if opts.StreamHistory {
+		res.Transcript, streamed = &Transcript{b: rs.hist, src: rs}, true
+	}
 	return res, nil
 }
 
@@ -210,19 +232,33 @@ func PlanResume(events []journal.Event, opts ResumeOptions) (*Resumed, error) {
 			return nil, &ResumeError{SessionID: id, Msg: "cannot rebuild the model-visible history", Err: err}
 		}
 	}
-	res, _, err := planResume(id, rs, len(events), func(e string) bool { return taken[e] }, func(r string) bool { return runs[r] }, opts)
+	res, err := planResume(id, rs, len(events), func(e string) bool { return taken[e] }, func(r string) bool { return runs[r] }, opts)
+	if err == nil && opts.StreamHistory {
+		res.Transcript = &Transcript{b: rs.hist}
+	}
 	return res, err
 }
 
 // planResume plans the resume of a session of n events whose resume state
-// is rs. It returns the plan and the state after the appended events.
-func planResume(id string, rs *resumeState, n int, taken, hasRun func(string) bool, opts ResumeOptions) (*Resumed, *resumeState, error) {
-	fail := func(msg string, err error) (*Resumed, *resumeState, error) {
-		return nil, nil, &ResumeError{SessionID: id, Msg: msg, Err: err}
+// is rs, and applies the appended events to rs: it then holds the state
+// after them.
+func planResume(id string, rs *resumeState, n int, taken, hasRun func(string) bool, opts ResumeOptions) (*Resumed, error) {
+	fail := func(msg string, err error) (*Resumed, error) {
+		return nil, &ResumeError{SessionID: id, Msg: msg, Err: err}
 	}
-	calls := UnansweredCalls(rs.hist.Messages())
+	// Only assistant and tool messages are read back for this.
+	var tracker callTracker
+	if err := rs.hist.eachCalling(tracker.see); err != nil {
+		return fail("cannot read the model-visible history back", err)
+	}
+	calls := slices.Clone(tracker.open)
 
 	res := &Resumed{SessionID: id, Repaired: calls, PreviousRunID: rs.lastRun}
+	if !opts.StreamHistory {
+		for i := range res.Repaired {
+			res.Repaired[i] = res.Repaired[i].withArgumentValue()
+		}
+	}
 	res.RunID = opts.RunID
 	if res.RunID == "" {
 		for res.RunID == "" || hasRun(res.RunID) {
@@ -280,27 +316,36 @@ func planResume(id string, rs *resumeState, n int, taken, hasRun func(string) bo
 	res.Appended = out
 
 	// The history the new run holds is the one the file will give.
-	after := rs.clone()
+	before := rs.hist.Len()
 	for i := range out {
-		if err := after.apply(&out[i]); err != nil {
+		if err := rs.apply(&out[i]); err != nil {
 			return fail("the resumed session's history does not rebuild", err)
 		}
 	}
-	res.History = CloneMessages(after.hist.Messages())
-	if left := UnansweredCalls(res.History); len(left) > 0 {
+	for i := before; i < rs.hist.Len(); i++ {
+		m, _ := rs.hist.message(i, false) // held in memory: the appended events'
+		tracker.see(m)
+	}
+	if left := tracker.open; len(left) > 0 {
 		return fail(fmt.Sprintf("%d tool call(s) still unanswered after the repair, first %q", len(left), left[0].ID), nil)
 	}
-	return res, after, nil
+	if !opts.StreamHistory {
+		var err error
+		if res.History, err = rs.hist.messages(); err != nil {
+			return fail("cannot read the model-visible history back", err)
+		}
+	}
+	return res, nil
 }
 
 // startPayload is the resumed run's session.start payload: base (or the
 // last session.start's members, last) then resumed and resumes_run_id. A
 // first run (prev == "") gets no resume members.
-func startPayload(last, base jsonv.Value, prev string) jsonv.Value {
+func startPayload(last []byte, base jsonv.Value, prev string) jsonv.Value {
 	if !base.IsValid() {
 		base = jsonv.Obj()
-		if last.IsValid() {
-			base = last
+		if last != nil {
+			base, _ = jsonv.Parse(last) // written by AppendJSON or AppendOrdered
 		}
 	}
 	base = base.Without(store.ResumedKey).Without(store.ResumesRunIDKey)

@@ -23,45 +23,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
-	"github.com/tracecheck/tracecheck/journal/store"
 )
-
-// resumeState is what a resume needs from the events it has read.
-type resumeState struct {
-	hist      *HistoryBuilder
-	lastStart jsonv.Value // the last session.start payload that is an object
-	userActor *journal.Actor
-	lastProv  *journal.Provenance
-	lastRun   string
-}
-
-func newResumeState(cfg HistoryConfig) *resumeState {
-	return &resumeState{hist: NewHistoryBuilder(cfg)}
-}
-
-func (r *resumeState) apply(e *journal.Event) error {
-	if err := r.hist.Apply(e); err != nil {
-		return err
-	}
-	switch e.Type {
-	case "session.start":
-		if e.Payload.Kind() == jsonv.Object {
-			r.lastStart = e.Payload
-		}
-	case "user.message":
-		a := e.Actor
-		r.userActor = &a
-	}
-	p := e.Provenance
-	r.lastProv, r.lastRun = &p, p.RunID
-	return nil
-}
-
-func (r *resumeState) clone() *resumeState {
-	c := *r
-	c.hist = r.hist.Clone()
-	return &c
-}
 
 // historyKey names a projection's format and configuration.
 func historyKey(cfg HistoryConfig) string {
@@ -149,12 +111,11 @@ func (d *bdec) json() jsonv.Value {
 	return v
 }
 
-func (r *resumeState) marshal() []byte {
+func (r *resumeState) marshal() ([]byte, error) {
 	e := &benc{}
-	msgs := r.hist.msgs
 	e.uv(uint64(r.hist.open + 1))
-	e.uv(uint64(len(msgs)))
-	for _, m := range msgs {
+	e.uv(uint64(r.hist.Len()))
+	err := r.hist.each(func(_ int, m Message) error {
 		e.str(m.Role)
 		e.str(m.Content)
 		e.str(m.Name)
@@ -163,15 +124,20 @@ func (r *resumeState) marshal() []byte {
 		for _, c := range m.ToolCalls {
 			e.str(c.ID)
 			e.str(c.Name)
-			e.flag(c.Arguments.IsValid())
-			if c.Arguments.IsValid() {
-				e.str(string(c.Arguments.AppendJSON(nil)))
+			has := c.ArgumentsJSON != nil || c.Arguments.IsValid()
+			e.flag(has)
+			if has {
+				e.str(string(c.AppendArguments(nil)))
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	e.flag(r.lastStart.IsValid())
-	if r.lastStart.IsValid() {
-		e.str(string(r.lastStart.AppendJSON(nil)))
+	e.flag(r.lastStart != nil)
+	if r.lastStart != nil {
+		e.str(string(r.lastStart))
 	}
 	e.flag(r.userActor != nil)
 	if a := r.userActor; a != nil {
@@ -187,18 +153,18 @@ func (r *resumeState) marshal() []byte {
 		e.optStr(p.Model)
 		e.optStr(p.Provider)
 	}
-	return e.b
+	return e.b, nil
 }
 
 func unmarshalResumeState(cfg HistoryConfig, b []byte) (*resumeState, error) {
 	d := &bdec{b: b}
 	r := newResumeState(cfg)
-	r.hist.msgs = nil
-	r.hist.open = int(d.uv()) - 1
+	open := int(d.uv()) - 1
 	n := d.uv()
 	if n > uint64(len(d.b)) {
 		return nil, errProjection
 	}
+	var msgs []Message
 	for range n {
 		m := Message{Role: d.str(), Content: d.str(), Name: d.str(), ToolCallID: d.str()}
 		nc := d.uv()
@@ -212,10 +178,10 @@ func unmarshalResumeState(cfg HistoryConfig, b []byte) (*resumeState, error) {
 			}
 			m.ToolCalls = append(m.ToolCalls, c)
 		}
-		r.hist.msgs = append(r.hist.msgs, m)
+		msgs = append(msgs, m)
 	}
 	if d.flag() {
-		r.lastStart = d.json()
+		r.lastStart = d.json().AppendJSON(nil)
 	}
 	if d.flag() {
 		r.userActor = &journal.Actor{Kind: d.str(), ID: d.str(), ParentID: d.str()}
@@ -225,10 +191,10 @@ func unmarshalResumeState(cfg HistoryConfig, b []byte) (*resumeState, error) {
 		p.Model, p.Provider = d.optStr(), d.optStr()
 		r.lastProv, r.lastRun = &p, p.RunID
 	}
-	if d.err != nil || len(d.b) != 0 || r.hist.open < -1 || r.hist.open >= len(r.hist.msgs) {
+	if d.err != nil || len(d.b) != 0 || open < -1 || open >= len(msgs) {
 		return nil, errProjection
 	}
-	r.hist.size = sizeOf(r.hist.msgs)
+	r.hist.restore(msgs, open)
 	return r, nil
 }
 
@@ -246,82 +212,6 @@ type SessionHistory struct {
 }
 
 // projectionLimit is the largest history (HistoryBuilder.Size) kept as a
-// checkpoint's projection: the store's limit, less room for the rest of
-// the resume state (a variable so that tests can lower it).
-var projectionLimit = store.MaxProjectionBytes - 1<<20
-
-// errStop stops a rebuild that cannot be kept.
-var errStop = errors.New("stop")
-
-// sessionState rebuilds the resume state of the session w holds: from the
-// checkpoint's projection (when its key is cfg's) and the events after it,
-// else from every event. The events are read from the file. With
-// stopTooLarge the rebuild stops as soon as the history is larger than a
-// checkpoint keeps and can never shrink again (there is no compactor), and
-// rs is nil: CheckpointSession has no use for it, and reading on would
-// only cost memory.
-func sessionState(w *store.Writer, cfg HistoryConfig, stopTooLarge bool) (*resumeState, SessionHistory, error) {
-	rs := newResumeState(cfg)
-	var how SessionHistory
-	if p := w.Projection(); p != nil && p.Key == historyKey(cfg) {
-		if loaded, err := unmarshalResumeState(cfg, p.Data); err == nil {
-			rs, how = loaded, SessionHistory{FromProjection: true, Offset: p.Offset}
-		}
-	}
-	var herr error
-	err := w.EachEvent(how.Offset, func(e *journal.Event) error {
-		how.Read++
-		if err := rs.apply(e); err != nil {
-			herr = err
-			return err
-		}
-		if stopTooLarge && cfg.Compactor == nil && rs.hist.Size() > projectionLimit {
-			return errStop
-		}
-		return nil
-	})
-	if err == errStop {
-		how.TooLarge = true
-		return nil, how, nil
-	}
-	if herr != nil {
-		return nil, how, &ResumeError{SessionID: w.SessionID(), Msg: "cannot rebuild the model-visible history", Err: herr}
-	}
-	if err != nil {
-		return nil, how, err
-	}
-	how.TooLarge = rs.hist.Size() > projectionLimit
-	return rs, how, nil
-}
-
-// setProjection keeps rs, the state at the session's end, as the
-// projection of w's next checkpoint, unless it is too large to keep (then
-// the projection the writer has, if any, stays: it is still a valid
-// starting point, older).
-func setProjection(w *store.Writer, rs *resumeState, cfg HistoryConfig) error {
-	if rs == nil || rs.hist.Size() > projectionLimit {
-		return nil
-	}
-	pos := w.Position()
-	return w.SetProjection(&store.Projection{Key: historyKey(cfg), Lines: pos.Events, Offset: pos.Size, Data: rs.marshal()})
-}
-
-// CheckpointSession writes the checkpoint of the session w holds, with the
-// resume history at its end as projection (rebuilt from the previous
-// projection and the events after it), so that the next resume reads only
-// the events appended after this call. cfg is the history configuration
-// the resumes will use. A history larger than a checkpoint keeps
-// (SessionHistory.TooLarge) is left out; without a compactor the rebuild
-// then stops as soon as it is that large. Nothing is written for a session
-// without events (CheckpointWritten.Written is false).
-func CheckpointSession(w *store.Writer, cfg HistoryConfig) (SessionHistory, store.CheckpointWritten, error) {
-	rs, how, err := sessionState(w, cfg, true)
-	if err != nil {
-		return how, store.CheckpointWritten{}, err
-	}
-	if err := setProjection(w, rs, cfg); err != nil {
-		return how, store.CheckpointWritten{}, err
-	}
-	cw, err := w.WriteCheckpoint()
-	return how, cw, err
-}
+// checkpoint's projection, MaxKeptHistoryBytes (a variable so that tests
+// can lower it).
+var projectionLimit = MaxKeptHistoryBytes

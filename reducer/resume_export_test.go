@@ -7,3 +7,10 @@ func SetProjectionLimit(n int) (restore func()) {
 	projectionLimit = n
 	return func() { projectionLimit = old }
 }
+
+// SetRebuildProbe has f called after every event a resume or checkpoint
+// rebuild reads, for a test; it returns a function that removes it.
+func SetRebuildProbe(f func()) (restore func()) {
+	rebuildProbe = f
+	return func() { rebuildProbe = nil }
+}

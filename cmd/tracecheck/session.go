@@ -378,7 +378,10 @@ func runSessionResume(e *env, args []string) int {
 	if !jsonAlias(e, fs, "session resume", asJSON, format) {
 		return exitUsage
 	}
-	opts := reducer.ResumeOptions{RunID: *runID, Message: *message, Repair: *repair, History: history()}
+	// The history is printed as it is read back from the session file, one
+	// message at a time: a resume needs the memory of its longest line, not
+	// of its history.
+	opts := reducer.ResumeOptions{RunID: *runID, Message: *message, Repair: *repair, History: history(), StreamHistory: true}
 	if *clock != "" {
 		t0, err := time.Parse(time.RFC3339, *clock)
 		if err != nil {
@@ -402,11 +405,16 @@ func runSessionResume(e *env, args []string) int {
 		return sessionExit(err)
 	}
 	noteCheckpoint(e, "session resume", res.Checkpoint)
+	defer res.Transcript.Close()
 	if *asJSON {
-		e.stdout.Write(append(resumedValue(res).AppendJSON(nil), '\n'))
+		if err := writeResumed(e.stdout, res); err != nil {
+			fmt.Fprintf(e.stderr, "%s session resume: %v\n", programName, err)
+			return exitFailed
+		}
 		return exitOK
 	}
-	w := e.stdout
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
+	defer w.Flush()
 	if r := res.TornTail; r != nil {
 		fmt.Fprintf(w, "repaired %s\n", describeRepair(r))
 	}
@@ -420,9 +428,20 @@ func runSessionResume(e *env, args []string) int {
 	for _, ev := range res.Appended {
 		fmt.Fprintf(w, "appended: %s %s (sequence %d)\n", q(ev.EventID), q(ev.Type), ev.Sequence)
 	}
-	fmt.Fprintf(w, "history: %d messages\n", len(res.History))
-	for i, m := range res.History {
-		fmt.Fprintf(w, "%3d %s\n", i+1, describeMessage(m))
+	fmt.Fprintf(w, "history: %d messages\n", res.Transcript.Len())
+	var line []byte
+	err = res.Transcript.Each(func(i int, m reducer.Message) error {
+		line = appendMessage(fmt.Appendf(line[:0], "%3d ", i+1), m)
+		_, err := w.Write(append(line, '\n'))
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		w.Flush()
+		fmt.Fprintf(e.stderr, "%s session resume: the events were appended, but the history cannot be printed: %v\n", programName, err)
+		return exitFailed
 	}
 	return exitOK
 }
@@ -437,7 +456,7 @@ func historyFlags(fs *pflag.FlagSet) func() reducer.HistoryConfig {
 	return func() reducer.HistoryConfig {
 		cfg := reducer.HistoryConfig{SystemPrompt: *system}
 		if fs.Changed("compact-trigger") || fs.Changed("compact-summary") {
-			cfg.Compactor = &reducer.Compactor{TriggerChars: *trigger, KeepRecentMessages: *keep, Summarize: reducer.FixedSummary(*summary)}
+			cfg.Compactor = &reducer.Compactor{TriggerChars: *trigger, KeepRecentMessages: *keep, Summary: *summary}
 		}
 		return cfg
 	}
@@ -496,7 +515,7 @@ func runSessionCheckpoint(e *env, args []string) int {
 	}
 	switch {
 	case how.TooLarge:
-		fmt.Fprintf(e.stdout, "history not kept: larger than the %d bytes a checkpoint keeps (resume rebuilds it from the file)\n", store.MaxProjectionBytes)
+		fmt.Fprintf(e.stdout, "history not kept: larger than the %d bytes a checkpoint keeps (resume rebuilds it from the file)\n", reducer.MaxKeptHistoryBytes)
 	case how.FromProjection:
 		fmt.Fprintf(e.stdout, "history rebuilt from the previous checkpoint's history and the %d event(s) after it\n", how.Read)
 	default:
@@ -509,17 +528,19 @@ func runSessionCheckpoint(e *env, args []string) int {
 	return exitOK
 }
 
-func describeMessage(m reducer.Message) string {
-	var b strings.Builder
-	b.WriteString(q(m.Role))
+// appendMessage appends a history message as 'session resume' prints it:
+// role (name and tool_call_id of a tool message), the content quoted, each
+// tool call with its arguments.
+func appendMessage(b []byte, m reducer.Message) []byte {
+	b = append(b, q(m.Role)...)
 	if m.Name != "" || m.ToolCallID != "" {
-		fmt.Fprintf(&b, " %s %s", q(m.Name), q(m.ToolCallID))
+		b = fmt.Appendf(b, " %s %s", q(m.Name), q(m.ToolCallID))
 	}
-	fmt.Fprintf(&b, ": %q", m.Content)
+	b = strconv.AppendQuote(append(b, ": "...), m.Content) // as %q writes it
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, " [call %s %s %s]", q(c.ID), q(c.Name), jsonText(c.ArgumentsValue().AppendJSON(nil)))
+		b = fmt.Appendf(b, " [call %s %s %s]", q(c.ID), q(c.Name), jsonText(c.AppendArguments(nil)))
 	}
-	return b.String()
+	return b
 }
 
 // jsonText returns compact JSON as it is when it displays as written (its
@@ -535,19 +556,39 @@ func jsonText(b []byte) string {
 	return s
 }
 
-func resumedValue(r *reducer.Resumed) jsonv.Value {
-	hist := make([]jsonv.Value, len(r.History))
-	for i, m := range r.History {
-		v := m.Wire()
-		if len(m.ToolCalls) > 0 {
-			calls := make([]jsonv.Value, len(m.ToolCalls))
-			for k, c := range m.ToolCalls {
-				calls[k] = c.Value()
-			}
-			v = v.With("tool_calls", jsonv.Arr(calls...))
+// writeResumed writes the outcome of a resume as one JSON object and a
+// newline: session_id, run_id, resumes_run_id, repaired_tool_call_ids,
+// appended_event_ids, history (each message's wire form, with its
+// tool_calls when it has any), repaired_torn_tail. The history is written
+// a message at a time as the transcript reads it back.
+func writeResumed(w io.Writer, r *reducer.Resumed) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	head, torn := resumedMembers(r)
+	// The object's members in order, as jsonv.Obj(...).AppendJSON writes
+	// them; the history's elements in between.
+	b := jsonv.Obj(head...).AppendJSON(nil)
+	b = append(b[:len(b)-1], `,"history":[`...)
+	bw.Write(b)
+	err := r.Transcript.Each(func(i int, m reducer.Message) error {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ',')
 		}
-		hist[i] = v
+		b = appendWireMessage(b, m)
+		_, err := bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
 	}
+	b = append(append(b[:0], `],"repaired_torn_tail":`...), torn.AppendJSON(nil)...)
+	bw.Write(append(b, '}', '\n'))
+	return bw.Flush()
+}
+
+// resumedMembers returns the members of a resume's JSON object before its
+// history, and its repaired_torn_tail.
+func resumedMembers(r *reducer.Resumed) (head []jsonv.Member, torn jsonv.Value) {
 	repaired := make([]string, len(r.Repaired))
 	for i, c := range r.Repaired {
 		repaired[i] = c.ID
@@ -560,7 +601,7 @@ func resumedValue(r *reducer.Resumed) jsonv.Value {
 	if r.PreviousRunID != "" {
 		prev = jsonv.Str(r.PreviousRunID)
 	}
-	torn := jsonv.NullValue()
+	torn = jsonv.NullValue()
 	if t := r.TornTail; t != nil {
 		torn = jsonv.Obj(
 			jsonv.M("line", jsonv.Int(int64(t.Torn.Line))),
@@ -570,13 +611,34 @@ func resumedValue(r *reducer.Resumed) jsonv.Value {
 			jsonv.M("events_kept", jsonv.Int(int64(t.Events))),
 		)
 	}
-	return jsonv.Obj(
+	return []jsonv.Member{
 		jsonv.M("session_id", jsonv.Str(r.SessionID)),
 		jsonv.M("run_id", jsonv.Str(r.RunID)),
 		jsonv.M("resumes_run_id", prev),
 		jsonv.M("repaired_tool_call_ids", jsonv.StrArr(repaired)),
 		jsonv.M("appended_event_ids", jsonv.StrArr(appended)),
-		jsonv.M("history", jsonv.Arr(hist...)),
-		jsonv.M("repaired_torn_tail", torn),
-	)
+	}, torn
+}
+
+// appendWireMessage appends m's wire form with its tool calls, as
+// m.Wire().With("tool_calls", [c.Value()...]).AppendJSON writes it, without
+// a tree of the calls' arguments.
+func appendWireMessage(b []byte, m reducer.Message) []byte {
+	b = m.Wire().AppendJSON(b)
+	if len(m.ToolCalls) == 0 {
+		return b
+	}
+	b = append(b[:len(b)-1], `,"tool_calls":[`...)
+	for k, c := range m.ToolCalls {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = jsonv.AppendPyString(b, c.ID)
+		b = append(b, `,"name":`...)
+		b = jsonv.AppendPyString(b, c.Name)
+		b = append(b, `,"arguments":`...)
+		b = append(c.AppendArguments(b), '}')
+	}
+	return append(b, ']', '}')
 }

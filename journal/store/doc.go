@@ -46,8 +46,8 @@
 // # Durability point
 //
 // Writer.Append and Writer.AppendBatch validate each event (the Trace
-// schema through journal.LineScanner, or journal.DecodeLine for a line
-// outside the scanner's subset, then the session rules above), write
+// schema through journal.LineScanner, which gives journal.DecodeLine's
+// verdict without a tree of the payload, then the session rules above), write
 // the accepted lines with one write(2), and fsync(2) the file. Only after
 // that fsync returns does the writer acknowledge the events (return their
 // Ack). A rejected event writes nothing. AppendBatch stops at the first

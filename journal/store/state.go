@@ -21,8 +21,10 @@ type Run struct {
 
 // state is a session as far as it has been read or written: everything the
 // session rules need to admit the next event, and nothing more. Per event it
-// keeps a bit and a line number in ids and an offset in offs (about 12
-// bytes), nothing for the events a checkpoint covers but their bit.
+// keeps a bit and a line number in ids (about 4 bytes), and the offset of
+// every markEvery-th line (offsets of the lines between are found by
+// reading from the mark before), nothing for the events a checkpoint covers
+// but their bit; the offsets of the last lines are all kept.
 type state struct {
 	sessionID string
 	ids       idIndex
@@ -34,8 +36,10 @@ type state struct {
 	size      int64               // bytes of the complete lines
 	lastOff   int64               // offset of the last line
 	firstLen  int64               // bytes of the first line with its newline
-	offBase   int                 // lines before the first whose offset is known (a checkpoint covers them)
-	offs      []int64             // offs[i] is the offset of line offBase+1+i
+	offBase   int                 // lines before the first of the window offs
+	offs      []int64             // the window: offs[i] is the offset of line offBase+1+i
+	markFirst int                 // the line of marks[0]
+	marks     []int64             // marks[i] is the offset of line markFirst+i*markEvery
 
 	// The IDs of the last checkpointRecent events, a ring: a checkpoint
 	// keeps them, so that a retry of a recent event is found at once.
@@ -43,7 +47,7 @@ type state struct {
 	recentNext int
 
 	scanner journal.LineScanner
-	canon   []byte // canonical encoding of the line being admitted
+	canon   []byte // canonical encoding of the line being admitted, when it is a retry
 	stored  []byte // canonical encoding of a stored line
 	canonz  jsonv.Canonicalizer
 
@@ -84,47 +88,42 @@ func (s *state) lastEventID() string { return string(s.lastID) }
 
 // admission is an event that passed the rules, ready to be committed.
 type admission struct {
-	// event's EventID, ParentEventID and Timestamp may alias the line.
-	event  journal.Event
-	golden bool        // the line is already in the golden layout
-	value  jsonv.Value // the parsed event when the general path read it
-	dupOf  int         // > 0: the same event is stored at this line; nothing to write
-	dupOff int64       // and this offset
-	newRun *journal.RunChecker
+	// event's EventID, ParentEventID and Timestamp may alias the line;
+	// its Payload is set only when admit was asked for it.
+	event   journal.Event
+	payload []byte // the payload as written in the line
+	golden  bool   // the line is already in the golden layout
+	dupOf   int    // > 0: the same event is stored at this line; nothing to write
+	dupOff  int64  // and this offset
+	newRun  *journal.RunChecker
 }
 
 // admit checks one line against the schema and the session rules without
 // changing the state. A retry of a stored event comes back with dupOf set;
 // a conflicting one is an EventIDConflict error. withPayload asks for
-// event.Payload (session.start always has it: the resume marker is in it).
+// event.Payload as a tree (the rules themselves read the payload's text).
 // err is an I/O error reading a stored line back.
 //
 // The line is read in one pass by the lean scanner, which checks the schema
 // and writes the canonical encoding; anything it does not take (whitespace,
-// escapes in the envelope, any violation) goes to journal.DecodeLine, which
-// decides and explains.
+// escapes in the envelope, any violation) goes to the general path of
+// journal.LineScanner.Decode, which decides and explains as
+// journal.DecodeLine does without a tree of the payload.
 func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.Error, err error) {
 	if i := bytes.IndexByte(raw, '\n'); i >= 0 {
 		return a, &journal.Error{Code: EmbeddedNewline,
 			Msg: fmt.Sprintf("byte %d is a newline: an event must be one line", i+1)}, nil
 	}
-	var payload []byte
 	var lean bool
-	s.canon, a.event, payload, lean = s.scanner.Scan(s.canon[:0], raw)
-	if lean {
-		// The scanner takes an envelope only when it is compact and its
-		// strings have no escape: the golden layout. The payload decides.
-		a.golden = goldenLayout(payload)
-		if withPayload || a.event.Type == "session.start" {
-			a.event.Payload, _ = jsonv.Parse(payload) // the scanner validated it
-		}
-	} else {
-		v, ev, jerr := journal.DecodeLine(raw)
-		if jerr != nil {
-			return a, jerr, nil
-		}
-		a.value, a.event = v, ev
-		s.canon = v.AppendCanonical(s.canon[:0])
+	a.event, a.payload, lean, jerr = s.scanner.Read(raw)
+	if jerr != nil {
+		return a, jerr, nil
+	}
+	// The scanner takes an envelope only when it is compact and its
+	// strings have no escape: the golden layout. The payload decides.
+	a.golden = lean && goldenLayout(a.payload)
+	if withPayload {
+		a.event.Payload, _ = jsonv.Parse(a.payload) // the scanner validated it
 	}
 	ev := &a.event
 	if ev.SessionID != s.sessionID {
@@ -132,6 +131,9 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}, nil
 	}
 	if s.hasID(ev.EventID) {
+		// A retry, or a conflict: compare the canonical encodings (only
+		// now written: most lines never need theirs).
+		s.canon, _, _, _, _ = s.scanner.Decode(s.canon[:0], raw)
 		line, off, err := s.locate(ev.EventID)
 		if err != nil {
 			return a, nil, err
@@ -150,7 +152,7 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 	checker := s.checker
 	runID := ev.Provenance.RunID
 	if len(s.runs) == 0 {
-		if resumed(ev) {
+		if resumed(ev.Type, a.payload) {
 			return a, &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/resumed",
 				Msg: "the first run of a session has no run to resume"}, nil
 		}
@@ -161,16 +163,34 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 			return a, &journal.Error{EventID: ev.EventID, Code: RunEnded, Pointer: "/provenance/run_id",
 				Msg: fmt.Sprintf("run %q already ended: run %q follows it", runID, last)}, nil
 		}
-		if jerr := checkResumeMarker(ev, last); jerr != nil {
+		if jerr := checkResumeMarker(ev, a.payload, last); jerr != nil {
 			return a, jerr, nil
 		}
 		checker = journal.NewRunChecker()
 		a.newRun = checker
 	}
-	if jerr := checker.TryCheck(ev); jerr != nil {
+	if jerr := tryCheck(checker, ev); jerr != nil {
 		return a, jerr, nil
 	}
 	return a, nil, nil
+}
+
+// tryCheck is c.Check for an event the session may still refuse: when the
+// event is rejected, c is left exactly as it was, so the next event is
+// checked as if the rejected one had never been offered. An accepted event
+// is checked as Check does.
+func tryCheck(c *journal.RunChecker, e *journal.Event) *journal.Error {
+	m := c.Mark()
+	had := c.HasEventID(e.EventID)
+	err := c.Check(e)
+	if err != nil {
+		if had {
+			c.Rollback(m)
+		} else {
+			c.Rollback(m, e.EventID)
+		}
+	}
+	return err
 }
 
 // commit records an admitted event stored at the next line, size bytes long
@@ -180,6 +200,9 @@ func (s *state) commit(a *admission, size int) {
 	s.lines++
 	s.size += int64(size)
 	s.offs = append(s.offs, off)
+	if len(s.offs) >= 2*offsetWindow && s.group == nil {
+		s.slideWindow()
+	}
 	s.lastOff = off
 	if s.lines == 1 {
 		s.firstLen = int64(size)
@@ -266,12 +289,63 @@ func (s *state) hasID(id string) bool {
 	return false
 }
 
-// offset returns the offset of a line this state read or wrote.
-func (s *state) offset(line int) (int64, bool) {
-	if i := line - s.offBase - 1; i >= 0 && i < len(s.offs) {
-		return s.offs[i], true
+// The offsets a state keeps: all of the last offsetWindow to
+// 2*offsetWindow lines (at least the checkpointRecent a checkpoint keeps,
+// and every line of a group being staged), and before them every
+// markEvery-th line's. A line between two marks is found by reading the
+// lines after the mark before it: only a retry of an old event needs that.
+const (
+	offsetWindow = checkpointRecent
+	markEvery    = 64
+)
+
+// slideWindow moves the oldest offsetWindow offsets out of the window,
+// keeping the marks among them.
+func (s *state) slideWindow() {
+	if len(s.marks) == 0 {
+		s.markFirst = s.offBase + 1
 	}
-	return 0, false
+	for i, off := range s.offs[:offsetWindow] {
+		if (s.offBase+1+i-s.markFirst)%markEvery == 0 {
+			s.marks = append(s.marks, off)
+		}
+	}
+	s.offBase += offsetWindow
+	s.offs = append(s.offs[:0], s.offs[offsetWindow:]...)
+}
+
+// offset returns the offset of a line this state read or wrote, reading
+// the lines after the mark before it when it is older than the window. ok
+// is false for a line it does not know (one a checkpoint covers).
+func (s *state) offset(line int) (off int64, ok bool, err error) {
+	if i := line - s.offBase - 1; i >= 0 && i < len(s.offs) {
+		return s.offs[i], true, nil
+	}
+	if len(s.marks) == 0 || line < s.markFirst || line > s.offBase {
+		return 0, false, nil
+	}
+	k := (line - s.markFirst) / markEvery
+	off = s.marks[k]
+	for l := s.markFirst + k*markEvery; l < line; l++ {
+		b, err := s.lineAt(off)
+		if err != nil {
+			return 0, false, err
+		}
+		off += int64(len(b)) + 1
+	}
+	return off, true, nil
+}
+
+// firstKnownOffset is the offset of the first line whose offset the state
+// knows (directly or from a mark); the session's size when there is none.
+func (s *state) firstKnownOffset() int64 {
+	switch {
+	case len(s.marks) > 0:
+		return s.marks[0]
+	case len(s.offs) > 0:
+		return s.offs[0]
+	}
+	return s.size
 }
 
 // remember puts the ID of the newest line into the ring of recent IDs,
@@ -305,19 +379,20 @@ func (s *state) recent() ([]int64, []string) {
 func (s *state) locate(id string) (int, int64, error) {
 	if g := s.group; g != nil {
 		if line, ok := g.lines1[id]; ok {
-			off, _ := s.offset(line) // written by this state
+			off, _, _ := s.offset(line) // in the window: written by this state
 			return line, off, nil
 		}
 	}
 	if line := s.ids.line(id); line > 0 {
-		if off, ok := s.offset(line); ok {
+		off, ok, err := s.offset(line)
+		if err != nil {
+			return 0, 0, err
+		}
+		if ok {
 			return line, off, nil
 		}
 	}
-	end := s.size
-	if len(s.offs) > 0 {
-		end = s.offs[0]
-	}
+	end := s.firstKnownOffset()
 	rd := journal.NewReader(io.NewSectionReader(s.src, 0, end))
 	var sc journal.LineScanner
 	var buf []byte
@@ -330,10 +405,7 @@ func (s *state) locate(id string) (int, int64, error) {
 			return 0, 0, err
 		}
 		var ev journal.Event
-		var ok bool
-		if buf, ev, _, ok = sc.Scan(buf[:0], l.Raw); !ok {
-			_, ev, _ = journal.DecodeLine(l.Raw)
-		}
+		buf, ev, _, _, _ = sc.Decode(buf[:0], l.Raw)
 		if ev.EventID == id {
 			return l.Num, l.Offset, nil
 		}
@@ -344,15 +416,9 @@ func (s *state) locate(id string) (int, int64, error) {
 // sameAsStored reports whether the line stored at off has the canonical
 // encoding of the line being admitted (s.canon).
 func (s *state) sameAsStored(off int64) (bool, error) {
-	var line []byte
-	if off >= s.pendingOff && off < s.pendingOff+int64(len(s.pending)) {
-		line = s.pending[off-s.pendingOff:]
-		line = line[:bytes.IndexByte(line, '\n')]
-	} else {
-		var err error
-		if line, err = readLineAt(s.src, off); err != nil {
-			return false, err
-		}
+	line, err := s.lineAt(off)
+	if err != nil {
+		return false, err
 	}
 	var ok bool
 	if s.stored, _, _, ok = s.scanner.Scan(s.stored[:0], line); !ok {
@@ -362,6 +428,16 @@ func (s *state) sameAsStored(off int64) (bool, error) {
 		}
 	}
 	return bytes.Equal(s.stored, s.canon), nil
+}
+
+// lineAt returns the stored line that starts at off, without its newline:
+// from the batch being built when it is there, else from the file.
+func (s *state) lineAt(off int64) ([]byte, error) {
+	if off >= s.pendingOff && off < s.pendingOff+int64(len(s.pending)) {
+		line := s.pending[off-s.pendingOff:]
+		return line[:bytes.IndexByte(line, '\n')], nil
+	}
+	return readLineAt(s.src, off)
 }
 
 // readLineAt reads the line that starts at off, without its newline.
@@ -393,28 +469,33 @@ const (
 	ResumesRunIDKey = "resumes_run_id"
 )
 
-func resumed(ev *journal.Event) bool {
-	if ev.Type != "session.start" {
+// resumed reports whether an event of type typ with this payload (its
+// JSON text) is a resume marker: a session.start whose payload says
+// "resumed": true.
+func resumed(typ string, payload []byte) bool {
+	if typ != "session.start" {
 		return false
 	}
-	r, _ := ev.Payload.Get(ResumedKey)
-	return r.IsTrue()
+	r, _ := jsonv.MemberText(payload, ResumedKey)
+	return string(r) == "true"
 }
 
-func checkResumeMarker(ev *journal.Event, prev string) *journal.Error {
+func checkResumeMarker(ev *journal.Event, payload []byte, prev string) *journal.Error {
 	if ev.Type != "session.start" {
 		return &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/type",
 			Msg: fmt.Sprintf("run %q starts with %s: a resumed run starts with session.start {\"resumed\": true, \"resumes_run_id\": %q}", ev.Provenance.RunID, ev.Type, prev)}
 	}
-	if !resumed(ev) {
+	if !resumed(ev.Type, payload) {
 		return &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/resumed",
 			Msg: fmt.Sprintf("run %q follows run %q, so its session.start must say \"resumed\": true", ev.Provenance.RunID, prev)}
 	}
-	r, _ := ev.Payload.Get(ResumesRunIDKey)
-	if r.Kind() != jsonv.String || r.Text() != prev {
+	r, ok := jsonv.MemberText(payload, ResumesRunIDKey)
+	if text, isString := jsonv.StringText(r); !isString || text != prev {
 		got := "nothing"
-		if r.IsValid() {
-			got = string(r.AppendJSON(nil))
+		if ok {
+			var c jsonv.Canonicalizer
+			b, _ := c.AppendOrdered(nil, r) // valid: the line was checked
+			got = string(b)
 		}
 		return &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/" + ResumesRunIDKey,
 			Msg: fmt.Sprintf("resumes_run_id must name the run just before, %q; it is %s", prev, got)}
@@ -471,10 +552,10 @@ func (s *state) scan(src io.ReaderAt, path string, keep func(ev *journal.Event))
 		}
 		s.commit(&a, len(l.Raw)+1)
 		if keep != nil {
-			ev := &a.event
+			ev := a.event // a copy: a itself stays off the heap
 			ev.EventID, ev.ParentEventID, ev.Timestamp = strings.Clone(ev.EventID), strings.Clone(ev.ParentEventID), strings.Clone(ev.Timestamp)
 			ev.Redaction.Fields = slices.Clone(ev.Redaction.Fields) // the scanner shares them
-			keep(ev)
+			keep(&ev)
 		}
 	}
 }

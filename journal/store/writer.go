@@ -3,16 +3,13 @@ package store
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/journal"
-	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // WriterOptions say how OpenWriter treats a missing or torn session.
@@ -274,8 +271,10 @@ func (w *Writer) SetProjection(p *Projection) error {
 				Msg: fmt.Sprintf("a projection of %d bytes is more than the %d a checkpoint keeps", len(p.Data), MaxProjectionBytes)}
 		}
 		ok := p.Lines == w.st.lines && p.Offset == w.st.size
-		if off, known := w.st.offset(p.Lines + 1); known && off == p.Offset && p.Lines < w.st.lines {
-			ok = true
+		if p.Lines < w.st.lines {
+			if off, known, _ := w.st.offset(p.Lines + 1); known && off == p.Offset {
+				ok = true
+			}
 		}
 		if !ok {
 			return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path,
@@ -331,63 +330,6 @@ func (w *Writer) checkpointError(err error) error {
 		return &Error{Kind: ErrTooLarge, SessionID: w.id, Path: path, Err: err}
 	}
 	return &Error{Kind: ErrIO, SessionID: w.id, Path: path, Msg: "cannot write the checkpoint", Err: err}
-}
-
-// EachEvent reads the events stored from byte offset from (the start of a
-// line, at most the session's size: a Projection's Offset, or 0) to the end
-// of the session, from the file, not from memory, and calls fn with each in
-// order, payload included. The event and everything in it may be kept. An
-// error from fn stops the read and is returned as is.
-func (w *Writer) EachEvent(from int64, fn func(e *journal.Event) error) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if from < 0 || from > w.st.size {
-		return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: fmt.Sprintf("offset %d is outside the session's %d bytes", from, w.st.size)}
-	}
-	if w.f == nil {
-		return nil // not created yet: no event
-	}
-	if from > 0 {
-		var b [1]byte
-		if _, err := w.f.ReadAt(b[:], from-1); err != nil || b[0] != '\n' {
-			return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Msg: fmt.Sprintf("offset %d does not start a line", from), Err: err}
-		}
-	}
-	rd := journal.NewReader(io.NewSectionReader(w.f, from, w.st.size-from))
-	var sc journal.LineScanner
-	var buf []byte
-	for {
-		l, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err == nil && l.Torn {
-			err = errors.New("the last line has no newline")
-		}
-		if err != nil {
-			return &Error{Kind: ErrIO, SessionID: w.id, Path: w.path, Offset: from + l.Offset, Msg: "cannot read the session back", Err: err}
-		}
-		var ev journal.Event
-		var payload []byte
-		var ok bool
-		if buf, ev, payload, ok = sc.Scan(buf[:0], l.Raw); ok {
-			ev.Payload, _ = jsonv.Parse(payload)
-			ev.EventID, ev.ParentEventID, ev.Timestamp = strings.Clone(ev.EventID), strings.Clone(ev.ParentEventID), strings.Clone(ev.Timestamp)
-			ev.Redaction.Fields = slices.Clone(ev.Redaction.Fields)
-		} else {
-			var jerr *journal.Error
-			if _, ev, jerr = journal.DecodeLine(l.Raw); jerr != nil {
-				jerr.File = w.path
-				return &Error{Kind: ErrCorrupt, SessionID: w.id, Path: w.path, Offset: from + l.Offset, Err: jerr}
-			}
-		}
-		if err := fn(&ev); err != nil {
-			return err
-		}
-	}
 }
 
 // SessionID returns the session's ID.
@@ -614,14 +556,11 @@ func (w *Writer) stage(lines [][]byte, all bool) (acks []Ack, buf []byte, reject
 		}
 		start := len(buf)
 		if jerr == nil {
-			switch {
-			case a.golden:
+			if a.golden {
 				buf = append(buf, raw...) // already in the golden layout
-			case a.value.IsValid():
-				buf = a.value.AppendJSON(buf)
-			default:
-				v, _ := jsonv.Parse(raw) // the scanner accepted it
-				buf = v.AppendJSON(buf)
+			} else {
+				// What jsonv.Parse(raw).AppendJSON writes, without the tree.
+				buf, _ = st.canonz.AppendOrdered(buf, raw) // the scanner accepted it
 			}
 			if n := len(buf) - start; n > journal.DefaultMaxLineBytes {
 				buf = buf[:start]

@@ -1,27 +1,17 @@
 package journal
 
-// Support for package journal/store, which must check an event before it
-// is written without changing anything when the event is rejected.
-
-// TryCheck is Check for a caller that may refuse the event: when the event
-// is rejected the checker is left exactly as it was, so the next event is
-// checked as if the rejected one had never been offered. When the event is
-// accepted it is the same as Check.
-func (c *RunChecker) TryCheck(e *Event) *Error {
-	saved := *c
-	had := c.ids.has(e.EventID)
-	err := c.Check(e)
-	if err != nil {
-		*c = saved
-		if !had {
-			c.ids.remove(e.EventID) // the bitset and map are shared with saved
-		}
-	}
-	return err
-}
+// Taking back events a RunChecker accepted, for a caller that offers an
+// event (or a group of them) and may refuse it afterwards, such as a
+// session store that validates a whole group before writing any of it.
 
 // Next returns the sequence the next event of the run must carry.
 func (c *RunChecker) Next() int64 { return c.next }
+
+// HasEventID reports whether the run holds an event with this ID: one it
+// accepted, or one it rejected after recording it (a sequence gap or a
+// parent that is not earlier records the event's ID, so that the events
+// after it are judged against it).
+func (c *RunChecker) HasEventID(id string) bool { return c.ids.has(id) }
 
 // CheckerMark is a RunChecker's state at one moment (Mark), to return to
 // with Rollback.
