@@ -23,7 +23,7 @@ import (
 // window and spill buffers so that every path of the set runs. The
 // checker's state goes through its full form (MarshalBinary) and its
 // compact form (AppendCompactState, restored against the lines written so
-// far) in the middle; TryCheck takes back what it refuses.
+// far) in the middle; Rollback takes back what a session store refuses.
 
 // fuzzHashes are the hashes a program may choose (its first byte).
 var fuzzHashes = []func(string) uint64{
@@ -195,7 +195,7 @@ func FuzzCheckerDifferential(f *testing.F) {
 				e.Sequence++ // a gap
 			case 1:
 				e.Sequence-- // a repeat of a sequence
-			case 2: // TryCheck: a refused event leaves both as they were
+			case 2: // Mark, Check, Rollback if refused: both as they were
 				if decoded {
 					break // a restored checker checks its file's lines only: checkAt below
 				}
@@ -210,14 +210,14 @@ func FuzzCheckerDifferential(f *testing.F) {
 				}
 				var got Code
 				held := setLen(c)
-				if err := c.TryCheck(e); err != nil {
+				if err := tryCheck(c, e); err != nil {
 					got = err.Code
 					rolledBack = rolledBack || !seen
 				} else if setLen(c) > held {
 					file.b = append(file.b, fuzzLine(id, e.Sequence)...)
 				}
 				if got != want {
-					t.Fatalf("event %d %+v: TryCheck %q, the map %q", i, e, got, want)
+					t.Fatalf("event %d %+v: with a rollback %q, the map %q", i, e, got, want)
 				}
 				p.ids = append(p.ids, id)
 				continue
@@ -278,4 +278,20 @@ func setLen(c *RunChecker) uint64 {
 		return 0
 	}
 	return c.ids.st.set.Len()
+}
+
+// tryCheck is Check with the rejected event taken back, as the session
+// store offers events.
+func tryCheck(c *RunChecker, e *Event) *Error {
+	m := c.Mark()
+	had := c.HasEventID(e.EventID)
+	err := c.Check(e)
+	if err != nil {
+		if had {
+			c.Rollback(m)
+		} else {
+			c.Rollback(m, e.EventID)
+		}
+	}
+	return err
 }
