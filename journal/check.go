@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/tracecheck/tracecheck/internal/bincodec"
 	"github.com/tracecheck/tracecheck/internal/idset"
 )
 
@@ -35,6 +36,22 @@ type RunChecker struct {
 // an error.
 func NewRunChecker() *RunChecker {
 	return &RunChecker{single: true}
+}
+
+// RunIDs is where a RunChecker made by NewRunCheckerOver finds the run's
+// event ids: the caller keeps them (a session store's index of the whole
+// session) and adds an event's id when it keeps the event.
+type RunIDs interface {
+	// HasRunEvent reports whether the run holds an event with this id.
+	HasRunEvent(id string) (bool, error)
+}
+
+// NewRunCheckerOver checks one single-run journal as NewRunChecker does,
+// but asks ids whether the run holds an id (a parent, the event's own)
+// and keeps no id itself: a caller that already indexes every event
+// spends no memory twice. An error from ids is READ_FAILED.
+func NewRunCheckerOver(ids RunIDs) *RunChecker {
+	return &RunChecker{single: true, ids: idSet{st: &idState{ext: ids}}}
 }
 
 // newGroupChecker checks one (session, run) group of a multi-run file; the
@@ -147,6 +164,7 @@ type idSet struct {
 type idState struct {
 	set *idset.Set    // created with the first id
 	opt idset.Options // the set's; tests make hashes collide here
+	ext RunIDs        // instead of set: the caller's ids (NewRunCheckerOver)
 	// removed holds ids taken back (Rollback) that the set, which never
 	// forgets, still holds: rare, and only in a session store.
 	removed   map[string]struct{}
@@ -168,6 +186,9 @@ func (s idSet) key(id string) string {
 
 // lookup reports whether id was added (and not taken back).
 func (s idSet) lookup(id string) (bool, error) {
+	if s.st != nil && s.st.ext != nil {
+		return s.st.ext.HasRunEvent(id)
+	}
 	if s.st == nil || s.st.set == nil {
 		if s.st != nil && s.st.err != nil {
 			return false, s.st.err
@@ -197,6 +218,10 @@ func (s *idSet) add(id string, off int64) (bool, error) {
 		s.st = &idState{}
 	}
 	st := s.st
+	if st.ext != nil {
+		found, err := st.ext.HasRunEvent(id)
+		return !found, err
+	}
 	if st.set == nil {
 		if st.err != nil {
 			return false, st.err
@@ -225,7 +250,7 @@ func (s *idSet) add(id string, off int64) (bool, error) {
 
 // remove takes back id, which add added (an id never added is ignored).
 func (s idSet) remove(id string) {
-	if s.st == nil || !s.has(id) {
+	if s.st == nil || s.st.ext != nil || !s.has(id) {
 		return
 	}
 	if s.st.removed == nil {
@@ -336,8 +361,9 @@ func RefEventNumber(id string) (int, bool) {
 // restored from the compact form has no full form: its ids are in its
 // file, not in the checker.
 func (c *RunChecker) MarshalBinary() ([]byte, error) {
-	var b []byte
-	b = append(b, 'R', 'C', '1')
+	if c.ids.st != nil && c.ids.st.ext != nil {
+		return nil, errors.New("journal: the checker's ids are its caller's: its state is AppendCompactState's")
+	}
 	flags := byte(0)
 	if c.single {
 		flags |= 1
@@ -345,10 +371,10 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 	if c.started {
 		flags |= 2
 	}
-	b = append(b, flags)
-	b = appendStr(b, c.sessionID)
-	b = appendStr(b, c.runID)
-	b = binary.AppendVarint(b, c.next)
+	e := bincodec.Encoder{B: []byte{'R', 'C', '1', flags}}
+	e.String(c.sessionID)
+	e.String(c.runID)
+	e.Varint(c.next)
 	var bits RefBits
 	var other []string
 	n := 0
@@ -372,14 +398,14 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 	} else if st != nil && st.err != nil {
 		return nil, st.err
 	}
-	b = binary.AppendUvarint(b, uint64(n))
-	b = bits.AppendRanges(b)
+	e.Uvarint(uint64(n))
+	e.B = bits.AppendRanges(e.B)
 	slices.Sort(other) // same state, same bytes
-	b = binary.AppendUvarint(b, uint64(len(other)))
+	e.Uvarint(uint64(len(other)))
 	for _, id := range other {
-		b = appendStr(b, id)
+		e.String(id)
 	}
-	return b, nil
+	return e.B, nil
 }
 
 // maxStateIDs bounds the ids a state written by MarshalBinary may hold
@@ -392,20 +418,20 @@ func (c *RunChecker) UnmarshalBinary(b []byte) error {
 	if len(b) < 4 || string(b[:3]) != "RC1" || b[3]&^3 != 0 {
 		return bad
 	}
-	d := decoder{b: b[4:]}
+	d := bincodec.NewDecoder(b[4:])
 	fresh := RunChecker{single: b[3]&1 != 0, started: b[3]&2 != 0}
-	fresh.sessionID = d.str()
-	fresh.runID = d.str()
-	fresh.next = d.varint()
-	n := d.uvarint() // at least the ids that follow (states written before the id set counted repeats too)
+	fresh.sessionID = d.String()
+	fresh.runID = d.String()
+	fresh.next = d.Varint()
+	n := d.Uvarint() // at least the ids that follow (states written before the id set counted repeats too)
 	if n > maxStateIDs {
 		return bad
 	}
 	var ids []byte
 	var held uint64
-	nr := d.uvarint()
-	for i := uint64(0); i < nr && d.err == nil; i++ {
-		start, k := d.uvarint(), d.uvarint()
+	nr := d.Uvarint()
+	for i := uint64(0); i < nr && d.Err() == nil; i++ {
+		start, k := d.Uvarint(), d.Uvarint()
 		if held += k; held > n || start+k < start || k == 0 {
 			fresh.Close()
 			return bad
@@ -418,13 +444,13 @@ func (c *RunChecker) UnmarshalBinary(b []byte) error {
 			}
 		}
 	}
-	no := d.uvarint()
+	no := d.Uvarint()
 	if no > n-min(held, n) {
-		d.err = bad
+		d.Fail()
 	}
-	for i := uint64(0); i < no && d.err == nil; i++ {
-		id := d.str()
-		if d.err != nil {
+	for i := uint64(0); i < no && d.Err() == nil; i++ {
+		id := d.String()
+		if d.Err() != nil {
 			break
 		}
 		if _, err := fresh.ids.add(id, noOffset); err != nil {
@@ -432,7 +458,7 @@ func (c *RunChecker) UnmarshalBinary(b []byte) error {
 			return err
 		}
 	}
-	if d.err != nil || len(d.b) != 0 {
+	if d.Err() != nil || len(d.Rest()) != 0 {
 		fresh.Close()
 		return bad
 	}
@@ -448,9 +474,10 @@ func (c *RunChecker) UnmarshalBinary(b []byte) error {
 // the lines at the offsets the streaming pass gave it.
 
 const (
-	compactSingle  = 1
-	compactStarted = 2
-	compactIDs     = 4 // an id set's encoding follows
+	compactSingle   = 1
+	compactStarted  = 2
+	compactIDs      = 4 // an id set's encoding follows
+	compactExternal = 8 // the ids are the caller's (NewRunCheckerOver)
 )
 
 // AppendCompactState appends the checker's state in the compact form a
@@ -476,10 +503,15 @@ func (c *RunChecker) AppendCompactState(b []byte) ([]byte, error) {
 	if hasIDs {
 		flags |= compactIDs
 	}
+	if st != nil && st.ext != nil {
+		flags |= compactExternal
+	}
 	b = append(b, 'R', 'C', '2', flags)
-	b = appendStr(b, c.sessionID)
-	b = appendStr(b, c.runID)
-	b = binary.AppendVarint(b, c.next)
+	e := bincodec.Encoder{B: b}
+	e.String(c.sessionID)
+	e.String(c.runID)
+	e.Varint(c.next)
+	b = e.B
 	if !hasIDs {
 		return b, nil
 	}
@@ -501,18 +533,19 @@ func readCompactHeader(b []byte) (c RunChecker, set []byte, err error) {
 	if len(b) >= 3 && string(b[:3]) == "RC1" {
 		return c, nil, ErrOldCheckerState
 	}
-	if len(b) < 4 || string(b[:3]) != "RC2" || b[3]&^(compactSingle|compactStarted|compactIDs) != 0 {
+	if len(b) < 4 || string(b[:3]) != "RC2" || b[3]&^(compactSingle|compactStarted|compactIDs|compactExternal) != 0 ||
+		b[3]&(compactIDs|compactExternal) == compactIDs|compactExternal {
 		return c, nil, bad
 	}
-	d := decoder{b: b[4:]}
+	d := bincodec.NewDecoder(b[4:])
 	c = RunChecker{single: b[3]&compactSingle != 0, started: b[3]&compactStarted != 0}
-	c.sessionID = d.str()
-	c.runID = d.str()
-	c.next = d.varint()
-	if d.err != nil || (b[3]&compactIDs == 0) != (len(d.b) == 0) {
+	c.sessionID = d.String()
+	c.runID = d.String()
+	c.next = d.Varint()
+	if d.Err() != nil || (b[3]&compactIDs == 0) != (len(d.Rest()) == 0) {
 		return c, nil, bad
 	}
-	return c, d.b, nil
+	return c, d.Rest(), nil
 }
 
 // RestoreCompactState restores a state written by AppendCompactState. src
@@ -531,6 +564,9 @@ func (c *RunChecker) restoreCompact(b []byte, src io.ReaderAt, opt idset.Options
 	if err != nil {
 		return err
 	}
+	if b[3]&compactExternal != 0 {
+		return errors.New("journal: the checker state's ids are kept by its caller (RestoreCompactStateOver)")
+	}
 	if len(set) > 0 {
 		opt.Source = newFileIDs(src)
 		s, err := idset.Decode(set, opt)
@@ -539,6 +575,22 @@ func (c *RunChecker) restoreCompact(b []byte, src io.ReaderAt, opt idset.Options
 		}
 		fresh.ids.st = &idState{set: s, opt: opt, restored: true}
 	}
+	c.Close()
+	*c = fresh
+	return nil
+}
+
+// RestoreCompactStateOver restores the state of a checker made by
+// NewRunCheckerOver, written by AppendCompactState, over ids.
+func (c *RunChecker) RestoreCompactStateOver(b []byte, ids RunIDs) error {
+	fresh, _, err := readCompactHeader(b)
+	if err != nil {
+		return err
+	}
+	if b[3]&compactExternal == 0 {
+		return errors.New("journal: the checker state holds its own ids, not a caller's")
+	}
+	fresh.ids.st = &idState{ext: ids}
 	c.Close()
 	*c = fresh
 	return nil
@@ -560,47 +612,6 @@ func CompactStatePosition(b []byte) (sessionID, runID string, next int64, err er
 		s.Close()
 	}
 	return c.sessionID, c.runID, c.next, nil
-}
-
-func appendStr(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errors.New("short")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errors.New("short")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) str() string {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.err = errors.New("short")
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }
 
 // Position returns the run identity the checker holds (empty before the
