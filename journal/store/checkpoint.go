@@ -133,7 +133,11 @@ type checkpoint struct {
 }
 
 func (c *checkpoint) encode() []byte {
-	e := &bincodec.Encoder{B: []byte(checkpointMagic)}
+	size := len(checkpointMagic) + 1024 + len(c.checker) + len(c.ids) + 10*len(c.recentOff) + 64*len(c.runs)
+	if c.proj != nil {
+		size += len(c.proj.Key) + len(c.proj.Data)
+	}
+	e := &bincodec.Encoder{B: append(make([]byte, 0, size), checkpointMagic...)}
 	e.String(rulesVersion)
 	e.String(journal.TraceVersion)
 	e.String(schemaDigest)

@@ -18,7 +18,7 @@ func TestIDIndexBinary(t *testing.T) {
 	for _, ids := range [][]string{
 		{"evt-000"},
 		{"evt-063", "evt-064", "evt-127", "evt-128"},
-		{"a", "evt-01", "evt-0001", "evt-999999999999"},
+		{"a", "evt-01", "evt-0001", "evt-999999999999", `q"uote`, `back\slash`, "é"},
 		uuids(3000),
 	} {
 		for k := 200; k < 1000; k++ { // a long counter range
