@@ -28,7 +28,7 @@ var genConfig = reducer.HistoryConfig{
 type sessionGen struct {
 	session, run string
 	uuids        bool // event IDs are UUIDs, not evt-%03d
-	n            int // events in the session
+	n            int  // events in the session
 	seq          int64
 	last         string
 	turns        int
