@@ -280,8 +280,9 @@ func setLen(c *RunChecker) uint64 {
 	return c.ids.st.set.Len()
 }
 
-// tryCheck is Check with the rejected event taken back, as the session
-// store offers events.
+// tryCheck is Check with the rejected event taken back, the rule by which
+// the session store offers events (journal/store's tryCheck, which this
+// package's tests cannot import).
 func tryCheck(c *RunChecker, e *Event) *Error {
 	m := c.Mark()
 	had := c.HasEventID(e.EventID)

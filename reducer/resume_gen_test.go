@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecheck/tracecheck/bench/sessiongen"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
@@ -42,23 +43,10 @@ func newSessionGen(session string, emit func(e *journal.Event)) *sessionGen {
 
 var genModel, genProvider = "scripted-model-v1", "local-fixture"
 
-// genEventID is the ID of a generated session's n-th event: evt-%03d of n,
-// or a UUID-shaped ID that n alone decides.
-func genEventID(uuid bool, n int) string {
-	if !uuid {
-		return fmt.Sprintf("evt-%03d", n)
-	}
-	x := uint64(n)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
-	x ^= x >> 31
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 29
-	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", uint32(x), uint16(x>>32), uint16(x>>48)&0xfff, n&0xfff, uint64(n)&(1<<48-1))
-}
-
 func (g *sessionGen) event(tb testing.TB, typ string, actor journal.Actor, payload jsonv.Value) {
 	e := journal.Event{
 		TraceVersion: journal.TraceVersion,
-		EventID:      genEventID(g.uuids, g.n),
+		EventID:      sessiongen.EventID(g.uuids, g.n),
 		SessionID:    g.session,
 		Sequence:     g.seq,
 		Timestamp:    time.Date(2026, 8, 12, 0, 0, 0, 0, time.UTC).Add(time.Duration(g.n) * time.Second).Format(time.RFC3339),

@@ -121,9 +121,9 @@ func Write(w io.Writer, o Options) (events int, bytes int64, err error) {
 	return g.n, g.bytes, g.err
 }
 
-// eventID is the ID of the n-th event: evt-%03d of n, or a UUID-shaped ID
-// of n.
-func eventID(uuid bool, n int) string {
+// EventID is the ID of a generated session's n-th event: evt-%03d of n,
+// or a UUID-shaped ID that n alone decides.
+func EventID(uuid bool, n int) string {
 	if !uuid {
 		return fmt.Sprintf("evt-%03d", n)
 	}
@@ -140,7 +140,7 @@ func (g *Generator) event(typ string, actor journal.Actor, payload jsonv.Value) 
 	}
 	e := journal.Event{
 		TraceVersion:  journal.TraceVersion,
-		EventID:       eventID(g.o.UUIDs, g.n),
+		EventID:       EventID(g.o.UUIDs, g.n),
 		SessionID:     g.o.Session,
 		Sequence:      int64(g.n),
 		Timestamp:     clock.Add(time.Duration(g.n) * time.Second).Format(time.RFC3339),
