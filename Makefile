@@ -34,9 +34,10 @@ fuzz:
 	done
 
 # Benchmarks (never in CI). `make gen` writes the generated trace;
-# `make bench` runs tracecheck and the Python peer side by side on it
-# (fingerprints must agree), then the go test benchmarks on the same file
-# (MB/s, allocs/event; checkpoint resume after 1k vs 1M events).
+# `make bench` runs tracecheck and the Python peer side by side on a trace
+# of each id style (fingerprints must agree), then the go test benchmarks
+# on the generated trace (MB/s, allocs/event; checkpoint resume after 1k vs
+# 1M events). `make bench-rss` measures peak RSS up to 10M events.
 BENCH_EVENTS ?= 200000
 BENCH_TRACE  := bench/out/trace-$(BENCH_EVENTS).jsonl
 BENCH_RUNS   ?= 3
@@ -50,8 +51,35 @@ $(BENCH_TRACE):
 
 bench: bench-side bench-go
 
-bench-side: build gen
-	python3 bench/run.py $(BIN) $(BENCH_TRACE) --runs $(BENCH_RUNS)
+# Side by side with the Python peer, one trace per id style (issue 13):
+# BENCH_SIDE_EVENTS events each (the peer takes about a minute per 1M).
+BENCH_SIDE_EVENTS ?= 1000000
+BENCH_SIDE_TRACES := $(foreach s,ref padded uuid,bench/out/trace-$(BENCH_SIDE_EVENTS)-$(s).jsonl)
+ids_ref    := evt-%03d
+ids_padded := evt-%07d
+ids_uuid   := uuid
+
+bench/out/trace-$(BENCH_SIDE_EVENTS)-%.jsonl:
+	@mkdir -p bench/out
+	$(GO) run ./bench/gentrace -events $(BENCH_SIDE_EVENTS) -ids '$(ids_$*)' -o $@
+
+bench-side: build $(BENCH_SIDE_TRACES)
+	python3 bench/run.py $(BIN) $(BENCH_SIDE_TRACES) --runs $(BENCH_RUNS)
+
+# Peak RSS of validate, replay, fingerprint and lint at each size and id
+# style, tracecheck alone: each trace is generated, measured and deleted
+# (10M events are about 6.5 GB).
+BENCH_RSS_SIZES ?= 200000 1000000 10000000
+
+.PHONY: bench-rss
+bench-rss: build
+	@mkdir -p bench/out
+	@for n in $(BENCH_RSS_SIZES); do for s in 'evt-%03d' 'evt-%07d' uuid; do \
+		f=bench/out/rss-$$n.jsonl; \
+		$(GO) run ./bench/gentrace -events $$n -ids "$$s" -o $$f || exit 1; \
+		python3 bench/run.py $(BIN) $$f --no-peer --runs 1 || { rm -f $$f; exit 1; }; \
+		rm -f $$f; \
+	done; done
 
 bench-go: gen
 	TRACECHECK_BENCH_FILE=$(CURDIR)/$(BENCH_TRACE) $(GO) test -run='^$$' -bench='ReplayStream|Validate|Scan' -benchtime=5x ./reducer

@@ -66,7 +66,8 @@ const (
 	UnknownFormat Code = "UNKNOWN_FORMAT"
 	// TooManyFindings: reporting stopped; counting and repair go on.
 	TooManyFindings Code = "TOO_MANY_FINDINGS"
-	// ReadFailed: the file could not be read.
+	// ReadFailed: the file could not be read, or the ids seen so far could
+	// not be kept (IDSet.Err).
 	ReadFailed Code = "READ_FAILED"
 )
 

@@ -14,6 +14,7 @@
 //
 // Memory is bounded by the longest line plus the id sets: every id the
 // checks must remember (entry ids, tool call ids) goes through the IDSet
-// interface (ids.go), and calls awaiting a result are kept in a map of at
-// most MaxOpenCalls entries.
+// interface (ids.go; a few bytes an id in internal/idset, the ids' bytes
+// in a temporary file), and calls awaiting a result are kept in a map of
+// at most MaxOpenCalls entries.
 package agentlog

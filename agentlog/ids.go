@@ -1,11 +1,22 @@
 package agentlog
 
+import (
+	"fmt"
+	"os"
+
+	"github.com/tracecheck/tracecheck/internal/idset"
+)
+
 // IDSet is the one place lint, import and repair remember ids (entry ids,
 // tool call ids, emitted event ids). It must be exact: Has never answers
 // true for an id that was not added, nor false for one that was.
 //
-// NewIDSet returns the map-backed implementation; a flat-memory set can
-// replace it here without touching the callers.
+// NewIDSet keeps the ids in an internal/idset.Set: a few bytes of memory
+// an id whatever the ids look like (UUIDs, counters, anything), the ids'
+// bytes in a temporary file that is unlinked when it is created. When
+// that file fails (a full disk), the set can no longer answer: from then
+// on Has says true and Add says the id is new (answers that add no
+// finding), and Err returns the error, which the caller reports.
 type IDSet interface {
 	// Add puts id in the set and reports whether it was new.
 	Add(id string) bool
@@ -13,75 +24,72 @@ type IDSet interface {
 	Has(id string) bool
 	// Len returns how many distinct ids were added.
 	Len() int
+	// Err returns the error that stopped the set, if one did.
+	Err() error
+	// Close releases the set's temporary file; the set must not be used
+	// afterwards.
+	Close()
 }
 
 // NewIDSet returns an empty exact id set.
-func NewIDSet() IDSet { return &mapSet{uuids: map[[16]byte]struct{}{}, other: map[string]struct{}{}} }
+func NewIDSet() IDSet { return &flatSet{} }
 
-// mapSet keeps ids spelled as canonical lowercase UUIDs (Claude Code's
-// entry ids) as their 16 bytes, a third of a string key's cost; the
-// spelling and the bytes map one to one, so the set stays exact. Other ids
-// are strings.
-type mapSet struct {
-	uuids map[[16]byte]struct{}
-	other map[string]struct{}
+type flatSet struct {
+	s   *idset.Set // created with the first id
+	err error
 }
 
-func (s *mapSet) Add(id string) bool {
-	if u, ok := parseUUID(id); ok {
-		if _, ok := s.uuids[u]; ok {
-			return false
-		}
-		s.uuids[u] = struct{}{}
+func (f *flatSet) failed(err error) {
+	if f.err == nil {
+		f.err = fmt.Errorf("the ids seen so far could not be kept (temporary files go to %s: set TMPDIR to a writable directory with space): %w", os.TempDir(), err)
+	}
+}
+
+func (f *flatSet) Add(id string) bool {
+	if f.err != nil {
 		return true
 	}
-	if _, ok := s.other[id]; ok {
+	if f.s == nil {
+		f.s = idset.New(idset.Options{})
+	}
+	_, added, err := f.s.Add(id, 0)
+	if err != nil {
+		f.failed(err)
+		return true
+	}
+	return added
+}
+
+func (f *flatSet) Has(id string) bool {
+	if f.err != nil {
+		return true
+	}
+	if f.s == nil {
 		return false
 	}
-	s.other[id] = struct{}{}
-	return true
+	_, found, err := f.s.Lookup(id)
+	if err != nil {
+		f.failed(err)
+		return true
+	}
+	return found
 }
 
-func (s *mapSet) Has(id string) bool {
-	if u, ok := parseUUID(id); ok {
-		_, ok := s.uuids[u]
-		return ok
+func (f *flatSet) Len() int {
+	if f.s == nil {
+		return 0
 	}
-	_, ok := s.other[id]
-	return ok
+	return int(f.s.Len())
 }
 
-func (s *mapSet) Len() int { return len(s.uuids) + len(s.other) }
+func (f *flatSet) Err() error { return f.err }
 
-// parseUUID reads the canonical form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
-// in lowercase hex only, so that every accepted spelling has one byte form.
-func parseUUID(s string) (u [16]byte, ok bool) {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
-		return u, false
+func (f *flatSet) Close() {
+	if f.s != nil {
+		f.s.Close()
+		f.s = nil
 	}
-	j := 0
-	for i := 0; i < 36; {
-		if s[i] == '-' {
-			i++
-			continue
-		}
-		hi, lo := lowerHex(s[i]), lowerHex(s[i+1])
-		if hi < 0 || lo < 0 {
-			return u, false
-		}
-		u[j] = byte(hi<<4 | lo)
-		j++
-		i += 2
+	if f.err == nil {
+		f.err = fmt.Errorf("agentlog: the id set is closed")
 	}
-	return u, true
-}
-
-func lowerHex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	}
-	return -1
 }

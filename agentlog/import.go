@@ -33,11 +33,15 @@ func Import(r io.Reader, name string, f Format, w io.Writer) (ImportStats, error
 	}
 	lines, rr := sniff(r)
 	im := &importer{format: f, w: bufio.NewWriterSize(w, 256<<10), emitted: NewIDSet(), tools: map[string]string{}}
+	defer im.emitted.Close()
 	im.prime(lines, name)
 	n, err := scanFile(rr, f, 0, im)
 	im.stats.Lines = n
 	if err == nil {
 		err = im.err
+	}
+	if ierr := im.emitted.Err(); err == nil && ierr != nil {
+		err = fmt.Errorf("%s: %v", name, ierr)
 	}
 	if ferr := im.w.Flush(); err == nil {
 		err = ferr

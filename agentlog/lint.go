@@ -31,6 +31,12 @@ const maxLeaves = 4096
 
 // Lint checks one file read from r; name is what findings call it.
 func Lint(r io.Reader, name string, opt Options) *FileReport {
+	return lint(r, name, opt, false)
+}
+
+// lint is Lint; keepIDs leaves the file's entry ids in the report (for a
+// repair, which closes them).
+func lint(r io.Reader, name string, opt Options, keepIDs bool) *FileReport {
 	rep := &FileReport{File: name, Counts: map[Code]int{}}
 	lines, rr := sniff(r)
 	f := opt.Format
@@ -61,7 +67,13 @@ func Lint(r io.Reader, name string, opt Options) *FileReport {
 		rep.add(Finding{Line: n + 1, Code: ReadFailed, Severity: Error, Message: err.Error()})
 	}
 	c.finish()
-	rep.ids = c.entries
+	c.broken.Close()
+	c.calls.Close()
+	if keepIDs {
+		rep.ids = c.entries
+	} else {
+		c.entries.Close()
+	}
 	rep.sortFindings()
 	return rep
 }
@@ -115,6 +127,8 @@ type checker struct {
 	boundaryID   string
 
 	tsSummaryLine int // the harness's last compaction_summary row not yet followed by history_compacted
+
+	idsFailed bool // an id set stopped (IDSet.Err): reported once, at its line
 }
 
 type leafInfo struct {
@@ -202,6 +216,21 @@ func (c *checker) record(rec *Record) {
 			if c.format == TSHarness && c.records > 1 {
 				c.abort(rec.Line, "a new run started")
 			}
+		}
+	}
+	if !c.idsFailed {
+		c.checkIDSets(rec.Line)
+	}
+}
+
+// checkIDSets reports the first error of an id set: from that line on,
+// the findings that depend on ids seen earlier are not made.
+func (c *checker) checkIDSets(line int) {
+	for _, s := range []IDSet{c.entries, c.broken, c.calls} {
+		if err := s.Err(); err != nil {
+			c.idsFailed = true
+			c.add(line, ReadFailed, Error, err.Error()+"; from this line on DUPLICATE_ID, DANGLING_PARENT, ORPHAN_RESULT and UNREACHABLE are not checked")
+			return
 		}
 	}
 }

@@ -41,8 +41,11 @@ func Repair(open func() (io.ReadCloser, error), name string, out io.Writer, side
 	if err != nil {
 		return nil, err
 	}
-	rep := Lint(rc, name, opt)
+	rep := lint(rc, name, opt, true)
 	rc.Close()
+	if rep.ids != nil {
+		defer rep.ids.Close()
+	}
 	res := &RepairResult{Report: rep}
 	if rep.Format == Unknown || rep.Format == Trace {
 		return res, fmt.Errorf("%s: lint --repair reads codex, claude-code, pi or ts-harness files, not %s", name, rep.Format)
@@ -59,9 +62,13 @@ func Repair(open func() (io.ReadCloser, error), name string, out io.Writer, side
 		ids: rep.ids, reparent: map[string]string{}}
 	if rw.ids == nil {
 		rw.ids = NewIDSet()
+		defer rw.ids.Close()
 	}
 	if err := rw.run(rc, rep.fixes, opt.MaxLine); err != nil {
 		return res, err
+	}
+	if err := rw.ids.Err(); err != nil {
+		return res, fmt.Errorf("%s: not repaired: %v", name, err)
 	}
 	return res, rw.out.Flush()
 }

@@ -2,6 +2,9 @@ package agentlog
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -142,5 +145,37 @@ func TestIDSetUUIDsAndOthersDoNotMix(t *testing.T) {
 	}
 	if s.Has("5f2c9a10-1111-4222-8333-94445555666") || s.Has("5f2c9a10x1111-4222-8333-944455556666") {
 		t.Error("near-UUIDs")
+	}
+}
+
+// claudeChain is a Claude Code transcript of n user entries chained by
+// parentUuid, with UUID-shaped ids.
+func claudeChain(n int) string {
+	var b strings.Builder
+	parent := "null"
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
+		fmt.Fprintf(&b, `{"parentUuid":%s,"isSidechain":false,"sessionId":"5f2c9a10-1111-4222-8333-944455556666","type":"user","message":{"role":"user","content":"hi"},"uuid":%q,"timestamp":"2026-01-01T00:00:00Z"}`+"\n", parent, id)
+		parent = fmt.Sprintf("%q", id)
+	}
+	return b.String()
+}
+
+// TestIDSetFailureIsReported: when the id set's temporary file cannot be
+// created, lint says so (READ_FAILED, once, at the line where it
+// happened) instead of inventing findings, and import and repair fail.
+func TestIDSetFailureIsReported(t *testing.T) {
+	in := claudeChain(20000) // more id bytes than an id set keeps in memory
+	if rep := Lint(strings.NewReader(in), "t", Options{}); rep.Failed() {
+		t.Fatalf("the chain does not lint clean: %v", got(rep))
+	}
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	rep := Lint(strings.NewReader(in), "t", Options{})
+	if len(rep.Findings) != 1 || rep.Findings[0].Code != ReadFailed || rep.Findings[0].Line < 2 ||
+		!strings.Contains(rep.Findings[0].Message, "TMPDIR") {
+		t.Fatalf("findings %v, want one READ_FAILED naming TMPDIR", got(rep))
+	}
+	if _, err := Import(strings.NewReader(in), "t", ClaudeCode, io.Discard); err == nil || !strings.Contains(err.Error(), "TMPDIR") {
+		t.Errorf("import: %v, want the id set's error", err)
 	}
 }

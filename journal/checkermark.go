@@ -26,6 +26,6 @@ func (c *RunChecker) Mark() CheckerMark { return CheckerMark{*c} }
 func (c *RunChecker) Rollback(m CheckerMark, ids ...string) {
 	*c = m.c
 	for _, id := range ids {
-		c.ids.remove(id) // the bitset and map are shared with m
+		c.ids.remove(id) // the id set is shared with m, and never forgets: remove notes the id as taken back
 	}
 }

@@ -120,10 +120,10 @@ func TestCheckerStateRoundTrip(t *testing.T) {
 		c := newGroupChecker()
 		for k := 0; k < 700; k++ {
 			if rng.IntN(4) != 0 {
-				c.ids.add(fmt.Sprintf("evt-%03d", k))
+				c.ids.add(fmt.Sprintf("evt-%03d", k), noOffset)
 			}
 			if rng.IntN(50) == 0 {
-				c.ids.add(fmt.Sprintf("other-%d", k))
+				c.ids.add(fmt.Sprintf("other-%d", k), noOffset)
 			}
 		}
 		st, _ := c.MarshalBinary()
@@ -136,13 +136,14 @@ func TestCheckerStateRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := 0; k < 800; k++ {
-			id := fmt.Sprintf("evt-%03d", k)
-			if c.ids.has(id) != d.ids.has(id) {
-				t.Fatalf("seed %d: %s present %v before, %v after", seed, id, c.ids.has(id), d.ids.has(id))
+			for _, id := range []string{fmt.Sprintf("evt-%03d", k), fmt.Sprintf("other-%d", k)} {
+				if c.ids.has(id) != d.ids.has(id) {
+					t.Fatalf("seed %d: %s present %v before, %v after", seed, id, c.ids.has(id), d.ids.has(id))
+				}
 			}
 		}
-		if len(c.ids.other) != len(d.ids.other) || c.ids.n != d.ids.n {
-			t.Fatalf("seed %d: other ids or count differ", seed)
+		if c.ids.st.set.Len() != d.ids.st.set.Len() {
+			t.Fatalf("seed %d: %d ids before, %d after", seed, c.ids.st.set.Len(), d.ids.st.set.Len())
 		}
 	}
 }

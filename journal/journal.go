@@ -15,9 +15,13 @@
 // Reading is streaming: memory is bounded by the longest line, not the
 // file. Validate and Stream need at most MemoryPerLineByte (8) bytes of
 // heap per byte of the longest line, plus a few MB: no line is held as a
-// tree unless a caller asks for its payload (StreamOptions.Payloads), and
-// Validate keeps a run in the reference shape as one number, so a file of
-// a million runs costs tens of MB.
+// tree unless a caller asks for its payload (StreamOptions.Payloads). The
+// event ids a run's invariants need are kept in internal/idset: a few bytes
+// of memory an id whatever the ids look like, the rest in temporary files
+// under $TMPDIR (a failure there is READ_FAILED). Validate numbers a file's
+// runs with such a set and keeps a fixed-size record per run, paged to a
+// temporary file past a small cache, so memory is flat in the number of
+// events and of runs alike.
 package journal
 
 import (
@@ -140,8 +144,12 @@ func isCascade(code Code, seq, want int64, undecoded int) bool {
 // does, so a file may hold several runs; each must start at sequence 0.
 // Lines are decoded in parallel on the lean path (see pipeline.go).
 func Validate(r io.Reader, file string) []*Error {
+	return validate(r, file, newRunGroups())
+}
+
+func validate(r io.Reader, file string, groups *runGroups) []*Error {
 	var errs []*Error
-	groups := newRunGroups()
+	defer groups.close()
 	n := 0
 	undecoded := 0 // lines that failed before the invariants could see them
 	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true}, func(b *batch) bool {
@@ -174,6 +182,9 @@ func Validate(r io.Reader, file string) []*Error {
 				cerr.File, cerr.Line = file, l.num
 				cerr.EventID = string([]byte(cerr.EventID))
 				errs = append(errs, cerr)
+				if cerr.Code == ReadFailed {
+					return false // the runs' state is lost: nothing after this can be checked
+				}
 			}
 		}
 		if b.readErr != nil {

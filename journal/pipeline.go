@@ -535,7 +535,7 @@ func stopAt(file string, l batchLine, res *lineResult, c *RunChecker) *Error {
 		res.err.File, res.err.Line = file, l.num
 		return res.err
 	}
-	if cerr := c.Check(&res.ev); cerr != nil {
+	if cerr := c.checkAt(&res.ev, l.off); cerr != nil {
 		cerr.File, cerr.Line = file, l.num
 		cerr.EventID = string([]byte(cerr.EventID)) // lean events alias the batch
 		return cerr

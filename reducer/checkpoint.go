@@ -31,11 +31,17 @@ package reducer
 // checkpoint (a missing file is created).
 //
 // File format: the first line is CheckpointFormat; the second a JSON header
-// (Checkpoint); then one line per projection item, user messages, then
-// assistant messages (JSON strings), then tool results (JSON objects as
-// recorded); last the trailer, "sha256 <header> <items>\n": the SHA-256 of
-// the header line and of the item lines. Resuming reads the header only;
-// the items are read when the whole view is asked for.
+// (Checkpoint); then the invariant checker's state, binary
+// (journal.RunChecker.AppendCompactState: its id set in about two bytes an
+// id), of the length the header gives, and a newline; then one line per
+// projection item, user messages, then assistant messages (JSON strings),
+// then tool results (JSON objects as recorded); last the trailer, "sha256
+// <header> <items>\n": the SHA-256 of the header line and of the item
+// lines. The header holds the checker state's SHA-256, so the trailer seals
+// it too. Resuming reads the header and the checker state only; the items
+// are read when the whole view is asked for. Checkpoints of the earlier
+// formats (/1: a JSON header first; /2: the checker state in the header,
+// its ids listed) are stale: ignored with a note, and replaced.
 
 import (
 	"bufio"
@@ -61,13 +67,14 @@ import (
 
 // CheckpointFormat names the checkpoint file format; it is also the file's
 // first line.
-const CheckpointFormat = "tracecheck-checkpoint/2"
+const CheckpointFormat = "tracecheck-checkpoint/3"
 
-// checkpointMagic is a checkpoint's first line, and oldCheckpointStart how
-// a checkpoint of the first format (a JSON header first) begins: both are
-// files ReplayFile may replace.
+// checkpointMagic is a checkpoint's first line, olderMagic that of format
+// /2, and oldCheckpointStart how a checkpoint of the first format (a JSON
+// header first) begins: all are files ReplayFile may replace.
 const (
 	checkpointMagic    = CheckpointFormat + "\n"
+	olderMagic         = "tracecheck-checkpoint/2\n"
 	oldCheckpointStart = `{"format":"tracecheck-checkpoint/`
 	trailerStart       = "sha256 "
 	trailerLen         = len(trailerStart) + 64 + 1 + 64 + 1
@@ -106,7 +113,11 @@ type Checkpoint struct {
 	// events' canonical encodings (encoding.BinaryMarshaler of sha256).
 	FingerprintState []byte `json:"fingerprint_state"`
 	Fingerprint      string `json:"fingerprint"` // of the applied prefix, for people reading the file
-	CheckerState     []byte `json:"checker_state"`
+	// CheckerState is the invariant checker's compact state, written
+	// after the header; the header keeps its length and SHA-256.
+	CheckerState       []byte `json:"-"`
+	CheckerStateLen    int64  `json:"checker_state_len"`
+	CheckerStateSHA256 string `json:"checker_state_sha256"`
 
 	Source Anchors `json:"source"`
 
@@ -152,6 +163,11 @@ type StreamOptions struct {
 	// RunID reads one run of a multi-run file (journal.StreamOptions.RunID).
 	// It cannot be combined with checkpoints.
 	RunID string
+	// Source is the journal file, for a replay that resumes From a
+	// checkpoint: the checker's restored id set reads ids of the prefix
+	// back from it. When nil, the reader given to StreamReplay must be an
+	// io.ReaderAt of the file (an *os.File is).
+	Source io.ReaderAt
 	// Each, when set, is called with every applied event after it has been
 	// applied (see journal.Entry for what it may keep).
 	Each func(e *journal.Entry)
@@ -194,12 +210,21 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		p.spillAt = DefaultSpillItems
 	}
 	checker := journal.NewRunChecker()
+	defer checker.Close()
 	resume := &journal.Resume{Checker: checker}
 	if b := opt.From; b != nil {
 		if opt.Normalized {
 			return nil, errors.New("reducer: a checkpoint holds the plain fingerprint, not the normalized one")
 		}
-		if err := checker.UnmarshalBinary(b.CheckerState); err != nil {
+		src := opt.Source
+		if src == nil {
+			ra, ok := r.(io.ReaderAt)
+			if !ok {
+				return nil, errors.New("reducer: resuming from a checkpoint needs the journal file (StreamOptions.Source)")
+			}
+			src = ra
+		}
+		if err := checker.RestoreCompactState(b.CheckerState, src); err != nil {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
 		h, err := restoreSHA(b.FingerprintState)
@@ -241,7 +266,8 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 	if opt.RunID != "" && (opt.From != nil || opt.Anchors) {
 		return nil, errors.New("reducer: a checkpoint covers a whole file, not one run of it")
 	}
-	err := journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Resume: resume, RunID: opt.RunID}, func(e *journal.Entry) error {
+	var err error
+	err = journal.Stream(r, file, journal.StreamOptions{Normalized: opt.Normalized, Resume: resume, RunID: opt.RunID}, func(e *journal.Entry) error {
 		p.total++
 		if e.Event.Sequence > through {
 			return nil
@@ -272,7 +298,9 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 				p.firstLen, p.firstSHA = e.End, p.lastSHA
 			}
 			if e.Event.Sequence == through {
-				p.checker, _ = checker.MarshalBinary()
+				if p.checker, err = checker.AppendCompactState(nil); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -295,7 +323,10 @@ func StreamReplay(r io.Reader, file string, opt StreamOptions) (*Progress, error
 		return nil, &RangeError{Sequence: through, Len: p.total}
 	}
 	if opt.Anchors && p.checker == nil {
-		p.checker, _ = checker.MarshalBinary()
+		if p.checker, err = checker.AppendCompactState(nil); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -409,6 +440,8 @@ func WriteCheckpoint(path string, cp *Checkpoint, p *Progress) error {
 	n := p.listCounts()
 	cp.Format = CheckpointFormat
 	cp.UserMessages, cp.AssistantMessages, cp.ToolResults = n[listUsers], n[listAssistants], n[listResults]
+	stateSum := sha256.Sum256(cp.CheckerState)
+	cp.CheckerStateLen, cp.CheckerStateSHA256 = int64(len(cp.CheckerState)), hex.EncodeToString(stateSum[:])
 	head, err := json.Marshal(cp)
 	if err != nil {
 		return err
@@ -420,6 +453,12 @@ func WriteCheckpoint(path string, cp *Checkpoint, p *Progress) error {
 			return err
 		}
 		if _, err := w.Write(head); err != nil {
+			return err
+		}
+		if _, err := w.Write(cp.CheckerState); err != nil {
+			return err
+		}
+		if _, err := w.Write(newline); err != nil {
 			return err
 		}
 		items := sha256.New()
@@ -484,8 +523,8 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 64<<10)
 	first, err := br.ReadSlice('\n')
 	switch {
-	case bytes.HasPrefix(first, []byte(oldCheckpointStart)):
-		return nil, fmt.Errorf("checkpoint %s: an older format, this is %q", path, CheckpointFormat)
+	case bytes.HasPrefix(first, []byte(oldCheckpointStart)) || string(first) == olderMagic:
+		return nil, fmt.Errorf("checkpoint %s is stale: an older format, this is %q", path, CheckpointFormat)
 	case err != nil || string(first) != checkpointMagic:
 		return nil, fmt.Errorf("checkpoint %s: not a replay checkpoint (no %q line)", path, CheckpointFormat)
 	}
@@ -523,6 +562,19 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if cp.Format != CheckpointFormat {
 		return nil, fmt.Errorf("checkpoint %s: format %q, want %q", path, cp.Format, CheckpointFormat)
 	}
+	// The checker state follows the header, sealed by its SHA-256 there.
+	if n := cp.CheckerStateLen; n < 0 || n > size-itemsFrom-int64(trailerLen)-1 {
+		return nil, damaged("checker state of %d bytes", n)
+	}
+	state := make([]byte, cp.CheckerStateLen+1)
+	if _, err := f.ReadAt(state, itemsFrom); err != nil {
+		return nil, damaged("reading the checker state: %v", err)
+	}
+	if s := sha256.Sum256(state[:cp.CheckerStateLen]); hex.EncodeToString(s[:]) != cp.CheckerStateSHA256 || state[cp.CheckerStateLen] != '\n' {
+		return nil, damaged("the checker state does not match its SHA-256 in the header")
+	}
+	cp.CheckerState = state[:cp.CheckerStateLen]
+	itemsFrom += cp.CheckerStateLen + 1
 	if reason := cp.stateProblem(); reason != "" {
 		return nil, damaged("%s", reason)
 	}
@@ -563,11 +615,11 @@ func (c *Checkpoint) stateProblem() string {
 	if err != nil || hex.EncodeToString(raw.Sum(nil)) != c.Source.PrefixSHA256 || shaLen(c.Source.PrefixState) != uint64(c.Offset) {
 		return "the prefix state does not match the prefix digest and length"
 	}
-	var rc journal.RunChecker
-	if err := rc.UnmarshalBinary(c.CheckerState); err != nil {
+	session, run, next, err := journal.CompactStatePosition(c.CheckerState)
+	if err != nil {
 		return "the checker state does not decode"
 	}
-	if session, run, next := rc.Position(); session != c.SessionID || run != c.RunID || next != c.Sequence+1 {
+	if session != c.SessionID || run != c.RunID || next != c.Sequence+1 {
 		return "the checker state is not at the checkpoint's session, run and sequence"
 	}
 	return ""
@@ -652,7 +704,7 @@ func CheckCheckpointPath(path string, jf *os.File, cpPath string) error {
 	start := make([]byte, len(oldCheckpointStart))
 	n, _ := io.ReadFull(f, start)
 	start = start[:n]
-	if !bytes.HasPrefix(start, []byte(checkpointMagic)) && !bytes.Equal(start, []byte(oldCheckpointStart)) {
+	if !bytes.HasPrefix(start, []byte(checkpointMagic)) && !bytes.HasPrefix(start, []byte(olderMagic)) && !bytes.Equal(start, []byte(oldCheckpointStart)) {
 		return refuse("exists and is not a replay checkpoint; refusing to replace it (remove it or name another path)")
 	}
 	return nil
@@ -821,6 +873,7 @@ func ReplayFile(path, cpPath string, opt StreamOptions, fullPrefix bool) (p *Pro
 		}
 	}
 	opt.Anchors = true
+	opt.Source = f
 	p, err = StreamReplay(f, path, opt)
 	if err != nil {
 		return nil, note, err

@@ -214,7 +214,8 @@ func TestStaleCheckpointIgnored(t *testing.T) {
 		{name: "reducer version", source: full, header: func(c *reducer.Checkpoint) { c.ReducerVersion = "replay/0" }, reason: "reducer version"},
 		{name: "schema", source: full, header: func(c *reducer.Checkpoint) { c.SchemaSHA256 = "x" }, reason: "schema"},
 		{name: "older format", source: full, raw: `{"format":"tracecheck-checkpoint/1","reducer_version":"replay/1"}` + "\n", reason: "older format"},
-		{name: "no trailer", source: full, raw: "tracecheck-checkpoint/2\n{}\n", reason: "no trailer"},
+		{name: "format 2", source: full, raw: "tracecheck-checkpoint/2\n{}\n", reason: "older format"},
+		{name: "no trailer", source: full, raw: "tracecheck-checkpoint/3\n{}\n", reason: "no trailer"},
 		{name: "fingerprint state resealed", source: full, header: func(c *reducer.Checkpoint) { c.FingerprintState[40] ^= 1 }, reason: "fingerprint state"},
 		{name: "checker state resealed", source: full, header: func(c *reducer.Checkpoint) { c.Sequence, c.Applied, c.Line = 298, 299, 299 }, reason: "checker state"},
 		{name: "prefix state resealed", source: full, header: func(c *reducer.Checkpoint) { c.Source.PrefixState[50] ^= 1 }, reason: "prefix state"},
@@ -351,7 +352,12 @@ func TestCheckpointBitFlips(t *testing.T) {
 	replayFile(t, path, cp, reducer.StreamOptions{})
 	good, _ := os.ReadFile(cp)
 	head := bytes.Index(good, []byte("\n")) + 1
-	items := head + bytes.Index(good[head:], []byte("\n")) + 1
+	state := head + bytes.Index(good[head:], []byte("\n")) + 1
+	var hd struct {
+		CheckerStateLen int `json:"checker_state_len"`
+	}
+	json.Unmarshal(good[head:state], &hd)
+	items := state + hd.CheckerStateLen + 1
 	trailer := bytes.LastIndex(good[:len(good)-1], []byte("\n")) + 1
 	at := func(from int, s string) int { return from + bytes.Index(good[from:], []byte(s)) + len(s) }
 	os.WriteFile(path, full, 0o644)
@@ -360,7 +366,8 @@ func TestCheckpointBitFlips(t *testing.T) {
 		off  int
 	}{
 		{"fingerprint_state", at(head, `"fingerprint_state":"`) + 10},
-		{"checker_state", at(head, `"checker_state":"`) + 6},
+		{"checker_state", state + hd.CheckerStateLen/2},
+		{"checker_state_sha256", at(head, `"checker_state_sha256":"`) + 7},
 		{"fingerprint", at(head, `"fingerprint":"`) + 3},
 		{"sequence", at(head, `"sequence":`)},
 		{"projection item", items + 5},

@@ -25,14 +25,14 @@ type benchSession struct {
 // newBenchSession writes a session of at least prior events directly in
 // the golden layout (one run of agent turns, compacted as it goes), then
 // checkpoints it: one read of the whole file.
-func newBenchSession(b *testing.B, dir string, prior int) *benchSession {
+func newBenchSession(b *testing.B, dir string, prior int, uuids bool) *benchSession {
 	b.Helper()
 	begin := time.Now()
 	st, err := store.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &benchSession{st: st, id: fmt.Sprintf("session-bench-%d", prior)}
+	s := &benchSession{st: st, id: fmt.Sprintf("session-bench-%d-%v", prior, uuids)}
 	path, _ := st.Path(s.id)
 	f, err := os.Create(path)
 	if err != nil {
@@ -45,6 +45,7 @@ func newBenchSession(b *testing.B, dir string, prior int) *benchSession {
 		bw.Write(line)
 		s.bytes += int64(len(line))
 	})
+	s.g.uuids = uuids
 	s.g.start(b)
 	for s.g.n < prior {
 		s.g.turn(b, false)
@@ -95,39 +96,47 @@ func (s *benchSession) resume(b *testing.B) *reducer.Resumed {
 }
 
 // BenchmarkResumeAfter resumes a long session that has a checkpoint, after
-// 1k and after 1M prior events: the cost must not grow with the prior
-// events (issue 5: within 2x). tail=0 resumes right after the previous
+// 1k and after 1M prior events, with evt-%03d event IDs (ids=ref) and with
+// UUIDs (ids=uuid): the cost must not grow with the prior events (issues 5
+// and 13: within 2x). tail=0 resumes right after the previous
 // resume; tail=N first appends about N events (agent turns) with a writer
 // that dies without a checkpoint, so the resume reads them (store state and
 // history) after the checkpoint. The model-visible history stays bounded
 // because the generated session compacts, as long sessions do.
 func BenchmarkResumeAfter(b *testing.B) {
 	dir := b.TempDir()
-	sessions := map[int]*benchSession{}
+	type key struct {
+		prior int
+		uuids bool
+	}
+	sessions := map[key]*benchSession{}
 	for _, tail := range []int{0, 100} {
-		for _, prior := range []int{1_000, 1_000_000} {
-			name := fmt.Sprintf("tail=%d/prior=%s", tail, map[int]string{1_000: "1k", 1_000_000: "1M"}[prior])
-			b.Run(name, func(b *testing.B) {
-				s := sessions[prior]
-				if s == nil {
-					s = newBenchSession(b, dir, prior)
-					sessions[prior] = s
-				}
-				b.ResetTimer()
-				for range b.N {
-					if tail > 0 {
+		for _, ids := range []string{"ref", "uuid"} {
+			for _, prior := range []int{1_000, 1_000_000} {
+				name := fmt.Sprintf("tail=%d/ids=%s/prior=%s", tail, ids, map[int]string{1_000: "1k", 1_000_000: "1M"}[prior])
+				b.Run(name, func(b *testing.B) {
+					k := key{prior, ids == "uuid"}
+					s := sessions[k]
+					if s == nil {
+						s = newBenchSession(b, dir, prior, k.uuids)
+						sessions[k] = s
+					}
+					b.ResetTimer()
+					for range b.N {
+						if tail > 0 {
+							b.StopTimer()
+							appendTurns(b, s.st, s.g, tail/7, false, true)
+							b.StartTimer()
+						}
+						res := s.resume(b)
 						b.StopTimer()
-						appendTurns(b, s.st, s.g, tail/7, false, true)
+						for i := range res.Appended {
+							s.g.observe(b, &res.Appended[i])
+						}
 						b.StartTimer()
 					}
-					res := s.resume(b)
-					b.StopTimer()
-					for i := range res.Appended {
-						s.g.observe(b, &res.Appended[i])
-					}
-					b.StartTimer()
-				}
-			})
+				})
+			}
 		}
 	}
 }

@@ -16,11 +16,11 @@ package reducer
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 
+	"github.com/tracecheck/tracecheck/internal/bincodec"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -35,99 +35,54 @@ func historyKey(cfg HistoryConfig) string {
 	return "reducer-resume-history/1 " + hex.EncodeToString(h.Sum(nil))
 }
 
-type benc struct{ b []byte }
-
-func (e *benc) uv(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
-func (e *benc) str(s string) { e.uv(uint64(len(s))); e.b = append(e.b, s...) }
-func (e *benc) flag(ok bool) {
-	if ok {
-		e.b = append(e.b, 1)
-	} else {
-		e.b = append(e.b, 0)
-	}
-}
-func (e *benc) optStr(s *string) {
-	e.flag(s != nil)
-	if s != nil {
-		e.str(*s)
-	}
-}
-
-type bdec struct {
-	b   []byte
-	err error
-}
-
 var errProjection = errors.New("reducer: bad resume projection")
 
-func (d *bdec) uv() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errProjection
-		return 0
+// putOptString writes a flag, then s when it is set.
+func putOptString(e *bincodec.Encoder, s *string) {
+	e.Flag(s != nil)
+	if s != nil {
+		e.String(*s)
 	}
-	d.b = d.b[n:]
-	return v
 }
 
-func (d *bdec) str() string {
-	n := d.uv()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.err = errProjection
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *bdec) flag() bool {
-	if len(d.b) == 0 || d.b[0] > 1 {
-		d.err = errProjection
-		return false
-	}
-	v := d.b[0] == 1
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *bdec) optStr() *string {
-	if !d.flag() {
+func optString(d *bincodec.Decoder) *string {
+	if !d.Flag() {
 		return nil
 	}
-	s := d.str()
+	s := d.String()
 	return &s
 }
 
-func (d *bdec) json() jsonv.Value {
-	s := d.str()
-	if d.err != nil {
+// jsonValue reads a string holding JSON text, parsed.
+func jsonValue(d *bincodec.Decoder) jsonv.Value {
+	b := d.Bytes()
+	if d.Err() != nil {
 		return jsonv.Value{}
 	}
-	v, err := jsonv.Parse([]byte(s))
+	v, err := jsonv.Parse(b)
 	if err != nil {
-		d.err = errProjection
+		d.Fail()
 	}
 	return v
 }
 
 func (r *resumeState) marshal() ([]byte, error) {
-	e := &benc{}
-	e.uv(uint64(r.hist.open + 1))
-	e.uv(uint64(r.hist.Len()))
+	e := &bincodec.Encoder{}
+	e.Uvarint(uint64(r.hist.open + 1))
+	e.Uvarint(uint64(r.hist.Len()))
 	err := r.hist.each(func(_ int, m Message) error {
-		e.str(m.Role)
-		e.str(m.Content)
-		e.str(m.Name)
-		e.str(m.ToolCallID)
-		e.uv(uint64(len(m.ToolCalls)))
+		e.String(m.Role)
+		e.String(m.Content)
+		e.String(m.Name)
+		e.String(m.ToolCallID)
+		e.Uvarint(uint64(len(m.ToolCalls)))
 		for _, c := range m.ToolCalls {
-			e.str(c.ID)
-			e.str(c.Name)
+			e.String(c.ID)
+			e.String(c.Name)
 			has := c.ArgumentsJSON != nil || c.Arguments.IsValid()
-			e.flag(has)
+			e.Flag(has)
 			if has {
-				e.str(string(c.AppendArguments(nil)))
+				e.String(string(c.AppendArguments(nil)))
 			}
 		}
 		return nil
@@ -135,63 +90,57 @@ func (r *resumeState) marshal() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.flag(r.lastStart != nil)
+	e.Flag(r.lastStart != nil)
 	if r.lastStart != nil {
-		e.str(string(r.lastStart))
+		e.String(string(r.lastStart))
 	}
-	e.flag(r.userActor != nil)
+	e.Flag(r.userActor != nil)
 	if a := r.userActor; a != nil {
-		e.str(a.Kind)
-		e.str(a.ID)
-		e.str(a.ParentID)
+		e.String(a.Kind)
+		e.String(a.ID)
+		e.String(a.ParentID)
 	}
-	e.flag(r.lastProv != nil)
+	e.Flag(r.lastProv != nil)
 	if p := r.lastProv; p != nil {
 		for _, s := range []string{p.AgentID, p.SnapshotID, p.Surface, p.HarnessMode, p.RunID, p.ExperimentID} {
-			e.str(s)
+			e.String(s)
 		}
-		e.optStr(p.Model)
-		e.optStr(p.Provider)
+		putOptString(e, p.Model)
+		putOptString(e, p.Provider)
 	}
-	return e.b, nil
+	return e.B, nil
 }
 
 func unmarshalResumeState(cfg HistoryConfig, b []byte) (*resumeState, error) {
-	d := &bdec{b: b}
+	d := bincodec.NewDecoder(b)
 	r := newResumeState(cfg)
-	open := int(d.uv()) - 1
-	n := d.uv()
-	if n > uint64(len(d.b)) {
-		return nil, errProjection
-	}
+	open := int(d.Uvarint()) - 1
+	n := d.Count()
 	var msgs []Message
 	for range n {
-		m := Message{Role: d.str(), Content: d.str(), Name: d.str(), ToolCallID: d.str()}
-		nc := d.uv()
-		if nc > uint64(len(d.b)) {
-			return nil, errProjection
-		}
+		m := Message{Role: d.String(), Content: d.String(), Name: d.String(), ToolCallID: d.String()}
+		nc := d.Count()
 		for range nc {
-			c := ToolCall{ID: d.str(), Name: d.str()}
-			if d.flag() {
-				c.Arguments = d.json()
+			c := ToolCall{ID: d.String(), Name: d.String()}
+			if d.Flag() {
+				c.Arguments = jsonValue(d)
 			}
 			m.ToolCalls = append(m.ToolCalls, c)
 		}
 		msgs = append(msgs, m)
 	}
-	if d.flag() {
-		r.lastStart = d.json().AppendJSON(nil)
+	if d.Flag() {
+		r.lastStart = jsonValue(d).AppendJSON(nil)
 	}
-	if d.flag() {
-		r.userActor = &journal.Actor{Kind: d.str(), ID: d.str(), ParentID: d.str()}
+	if d.Flag() {
+		r.userActor = &journal.Actor{Kind: d.String(), ID: d.String(), ParentID: d.String()}
 	}
-	if d.flag() {
-		p := journal.Provenance{AgentID: d.str(), SnapshotID: d.str(), Surface: d.str(), HarnessMode: d.str(), RunID: d.str(), ExperimentID: d.str()}
-		p.Model, p.Provider = d.optStr(), d.optStr()
+	if d.Flag() {
+		p := journal.Provenance{AgentID: d.String(), SnapshotID: d.String(), Surface: d.String(), HarnessMode: d.String(), RunID: d.String(), ExperimentID: d.String()}
+		p.Model, p.Provider = optString(d), optString(d)
 		r.lastProv, r.lastRun = &p, p.RunID
 	}
-	if d.err != nil || len(d.b) != 0 || open < -1 || open >= len(msgs) {
+	if d.Err() != nil || len(d.Rest()) != 0 || open < -1 || open >= len(msgs) {
 		return nil, errProjection
 	}
 	r.hist.restore(msgs, open)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecheck/tracecheck/bench/sessiongen"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
@@ -27,7 +28,8 @@ var genConfig = reducer.HistoryConfig{
 // digest is the one a rebuild computes.
 type sessionGen struct {
 	session, run string
-	n            int // events in the session
+	uuids        bool // event IDs are UUIDs, not evt-%03d
+	n            int  // events in the session
 	seq          int64
 	last         string
 	turns        int
@@ -44,7 +46,7 @@ var genModel, genProvider = "scripted-model-v1", "local-fixture"
 func (g *sessionGen) event(tb testing.TB, typ string, actor journal.Actor, payload jsonv.Value) {
 	e := journal.Event{
 		TraceVersion: journal.TraceVersion,
-		EventID:      fmt.Sprintf("evt-%03d", g.n),
+		EventID:      sessiongen.EventID(g.uuids, g.n),
 		SessionID:    g.session,
 		Sequence:     g.seq,
 		Timestamp:    time.Date(2026, 8, 12, 0, 0, 0, 0, time.UTC).Add(time.Duration(g.n) * time.Second).Format(time.RFC3339),

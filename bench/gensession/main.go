@@ -2,6 +2,7 @@
 // figures (see package sessiongen):
 //
 //	go run ./bench/gensession -events 1000000 -o st/session-gen.jsonl
+//	go run ./bench/gensession -events 1000000 -ids uuid -o st/session-gen.jsonl
 //	go run ./bench/gensession -messages 2790 -message-bytes 100000 -o st/session-gen.jsonl
 //
 // A -events session compacted its history, so its resume needs the
@@ -24,8 +25,17 @@ func main() {
 	flag.IntVar(&o.Messages, "messages", 0, "instead of turns, this many uncompacted user messages")
 	flag.IntVar(&o.MessageBytes, "message-bytes", 100000, "bytes of content per user message (with -messages)")
 	flag.BoolVar(&o.Open, "open", false, "leave the last turn's tool call unanswered")
+	ids := flag.String("ids", "evt-%03d", "event id style: evt-%03d or uuid")
 	out := flag.String("o", "-", "output file ('-' for standard output)")
 	flag.Parse()
+	switch *ids {
+	case "evt-%03d":
+	case "uuid":
+		o.UUIDs = true
+	default:
+		fmt.Fprintf(os.Stderr, "gensession: -ids %q: want evt-%%03d or uuid\n", *ids)
+		os.Exit(2)
+	}
 	var w io.Writer = os.Stdout
 	if *out != "-" {
 		f, err := os.Create(*out)

@@ -45,6 +45,9 @@ type Options struct {
 	// run stops between tool.request and tool.result, so a resume repairs
 	// one call.
 	Open bool
+	// UUIDs gives the events UUID-shaped IDs (that the event's position
+	// alone decides) instead of evt-%03d of it.
+	UUIDs bool
 }
 
 // The history configuration of the Turns shape, which resume must be
@@ -118,13 +121,26 @@ func Write(w io.Writer, o Options) (events int, bytes int64, err error) {
 	return g.n, g.bytes, g.err
 }
 
+// EventID is the ID of a generated session's n-th event: evt-%03d of n,
+// or a UUID-shaped ID that n alone decides.
+func EventID(uuid bool, n int) string {
+	if !uuid {
+		return fmt.Sprintf("evt-%03d", n)
+	}
+	x := uint64(n)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", uint32(x), uint16(x>>32), uint16(x>>48)&0xfff, n&0xfff, uint64(n)&(1<<48-1))
+}
+
 func (g *Generator) event(typ string, actor journal.Actor, payload jsonv.Value) {
 	if g.err != nil {
 		return
 	}
 	e := journal.Event{
 		TraceVersion:  journal.TraceVersion,
-		EventID:       fmt.Sprintf("evt-%03d", g.n),
+		EventID:       EventID(g.o.UUIDs, g.n),
 		SessionID:     g.o.Session,
 		Sequence:      int64(g.n),
 		Timestamp:     clock.Add(time.Duration(g.n) * time.Second).Format(time.RFC3339),

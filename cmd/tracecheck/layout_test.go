@@ -145,3 +145,48 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		t.Errorf("read only %d arrows from the dependency sentence: %q", arrows, sentence)
 	}
 }
+
+// TestEveryTestBinaryAcceptsUpdate keeps `go test ./... -update` (the
+// README's way to regenerate goldens) working: a test binary that does not
+// link goldie rejects -update with "flag provided but not defined" and fails
+// the whole run, so every package with tests imports goldie in one of its
+// test files (update_flag_test.go where it has no goldens of its own).
+func TestEveryTestBinaryAcceptsUpdate(t *testing.T) {
+	const goldie = "github.com/sebdah/goldie/v2"
+	hasTests, links := map[string]bool{}, map[string]bool{}
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != repoRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(repoRoot, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		hasTests[rel] = true
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if strings.Trim(imp.Path.Value, `"`) == goldie {
+				links[rel] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := range hasTests {
+		if !links[dir] {
+			t.Errorf("%s has tests but none of its test files imports %s: `go test ./... -update` fails there (add an update_flag_test.go like agentlog/jsonpeek's)", dir, goldie)
+		}
+	}
+}

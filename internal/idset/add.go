@@ -71,6 +71,7 @@ func (s *Set) addCounter(id string, p *probe, o, pos uint64) (bool, error) {
 			if _, ok := s.candidate.parse(id); ok {
 				s.style, s.hasStyle = s.candidate, true
 				s.style.prefix = strings.Clone(s.style.prefix)
+				s.style.prepare()
 			}
 		}
 		if !s.hasStyle {

@@ -122,6 +122,14 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 			s.err = err
 			return b, err
 		}
+		// Room for the words and the window at once: the encoding of a
+		// large set is megabytes, and growing it by doubling copies it
+		// several times over.
+		room := 8*(len(e.low)+len(e.high)) + 32
+		if s.win != nil {
+			room += s.win.used + 30*min(s.win.count, s.opt.CheckpointWindow)
+		}
+		body = slices.Grow(body, room)
 		body = append(body, byte(e.p))
 		body = binary.AppendUvarint(body, uint64(len(e.low)))
 		body = binary.AppendUvarint(body, uint64(len(e.high)))
@@ -139,6 +147,7 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 		})
 	}
 	start := len(b)
+	b = slices.Grow(b, len(magic)+binary.MaxVarintLen64+len(body)+4)
 	b = append(b, magic...)
 	b = binary.AppendUvarint(b, uint64(len(body)))
 	b = append(b, body...)
@@ -157,6 +166,18 @@ func (s *Set) fingerprints() (*ef, error) {
 	p := min(uint(bits.Len64(s.nGen))+uint(s.opt.CheckpointBits), maxP)
 	if s.frozen != nil {
 		p = min(p, s.frozenP) // what a decoded set knows of its older ids
+	}
+	if s.frozen != nil && p == s.frozenP && efLowBits(s.nGen, p) == s.frozen.l {
+		// A decoded set: its fingerprints as they are, with the few ids
+		// added since.
+		vals, err := s.recordFingerprints(p)
+		if err != nil {
+			return nil, err
+		}
+		if s.frozen.n+uint64(len(vals)) != s.nGen {
+			return nil, fmt.Errorf("idset: %d fingerprints and %d records for %d general ids", s.frozen.n, len(vals), s.nGen)
+		}
+		return s.frozen.insert(vals), nil
 	}
 	e := newEFBuilder(s.nGen, p)
 	var i uint64
@@ -212,6 +233,25 @@ func (s *Set) fingerprints() (*ef, error) {
 		return nil, fmt.Errorf("idset: %d fingerprints for %d general ids", i, s.nGen)
 	}
 	return e, nil
+}
+
+// recordFingerprints returns the top p bits of the hash of every general
+// id's record, in order.
+func (s *Set) recordFingerprints(p uint) ([]uint64, error) {
+	var vals []uint64
+	for part := 0; part < nParts && s.sp != nil; part++ {
+		from := len(vals)
+		err := s.sp.eachPart(part, func(r rec) {
+			if !r.counter() {
+				vals = append(vals, r.h>>(64-p))
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(vals[from:])
+	}
+	return vals, nil
 }
 
 // decoder reads the body; the first problem sticks.
@@ -319,6 +359,7 @@ func (s *Set) decode(d *decoder, flags byte) error {
 		}
 		st.width = int(w)
 		if flags&flagStyle != 0 {
+			st.prepare()
 			s.style, s.hasStyle = st, true
 		} else {
 			s.candidate, s.hasCand = st, true

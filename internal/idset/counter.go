@@ -12,6 +12,29 @@ type counterStyle struct {
 	prefix string
 	width  int
 	offset int64
+	// pre and preMask hold a prefix of at most 8 bytes as a word, when
+	// fastPre (see prepare): ids of 8 bytes or more compare it in one load.
+	pre, preMask uint64
+	fastPre      bool
+}
+
+// prepare fills the word form of a short prefix; parse works without it.
+func (st *counterStyle) prepare() {
+	if p := len(st.prefix); p > 0 && p <= 8 {
+		st.pre, st.preMask, st.fastPre = 0, 0, true
+		for i := 0; i < p; i++ {
+			st.pre |= uint64(st.prefix[i]) << (8 * i)
+			st.preMask |= 0xff << (8 * i)
+		}
+	}
+}
+
+// load64 is the first 8 bytes of s, little-endian (one load where the
+// compiler can).
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // maxCounterDigits keeps every number below 10^18, well inside int64.
@@ -56,7 +79,11 @@ func (st *counterStyle) parse(id string) (int64, bool) {
 	if len(id) <= p {
 		return 0, false
 	}
-	if p <= 8 {
+	if st.fastPre && len(id) >= 8 {
+		if load64(id)&st.preMask != st.pre {
+			return 0, false
+		}
+	} else if p <= 8 {
 		// Short prefixes (evt-, call_) byte by byte: cheaper than a call.
 		for i := 0; i < p; i++ {
 			if id[i] != st.prefix[i] {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -214,8 +215,17 @@ func (it *efIter) next() (uint64, bool) {
 
 // appendWords appends the words little-endian.
 func appendWords(b []byte, w []uint64) []byte {
-	for _, x := range w {
-		b = binary.LittleEndian.AppendUint64(b, x)
+	if len(w) == 0 {
+		return b
+	}
+	start := len(b)
+	b = slices.Grow(b, 8*len(w))[:start+8*len(w)]
+	if littleEndianHost {
+		copy(b[start:], unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 8*len(w)))
+		return b
+	}
+	for i, x := range w {
+		binary.LittleEndian.PutUint64(b[start+8*i:], x)
 	}
 	return b
 }

@@ -42,6 +42,16 @@ func TestCounterStyle(t *testing.T) {
 		if ok != c.matches || (ok && k != c.wantK) {
 			t.Errorf("style of %q: parse(%q) = %d, %v; want %d, %v", c.first, c.id, k, ok, c.wantK, c.matches)
 		}
+		// An adopted style compares a short prefix as one word: the same answers.
+		fast := st
+		fast.prepare()
+		for _, id := range []string{c.id, c.id + "0", "x" + c.id, strings.ToUpper(c.id) + "123456789"} {
+			k1, ok1 := st.parse(id)
+			k2, ok2 := fast.parse(id)
+			if k1 != k2 || ok1 != ok2 {
+				t.Errorf("style of %q: parse(%q) = %d, %v byte by byte, %d, %v as a word", c.first, id, k1, ok1, k2, ok2)
+			}
+		}
 		if ok {
 			if got := string(st.format(nil, k)); got != c.id {
 				t.Errorf("style of %q: format(%d) = %q, want %q", c.first, k, got, c.id)

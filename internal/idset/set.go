@@ -208,6 +208,9 @@ func (s *Set) Lookup(id string) (Entry, bool, error) {
 	if s.err != nil {
 		return Entry{}, false, s.err
 	}
+	if o, state := s.counterFast(id); state != counterUnknown {
+		return Entry{Ord: o, Pos: NoPos}, state == counterPresent, nil
+	}
 	e, ok, err := s.find(id)
 	if err != nil {
 		s.err = err
@@ -220,6 +223,15 @@ func (s *Set) Lookup(id string) (Entry, bool, error) {
 func (s *Set) Add(id string, pos uint64) (Entry, bool, error) {
 	if s.err != nil {
 		return Entry{}, false, s.err
+	}
+	switch o, state := s.counterFast(id); {
+	case state == counterPresent:
+		return Entry{Ord: o, Pos: NoPos}, false, nil
+	case state == counterAbsent && o == s.n:
+		// The style's id of the next ordinal: a bit, as add would make it.
+		s.bits.set(o)
+		s.n++
+		return Entry{Ord: o, Pos: NoPos}, true, nil
 	}
 	e, ok, err := s.find(id)
 	if err == nil && !ok {
@@ -244,6 +256,36 @@ func (s *Set) spill() *spill {
 		s.sp = newSpill(s.opt.Dir, max(s.opt.BufferRecords/nShards, 1), s.opt.Source == nil)
 	}
 	return s.sp
+}
+
+// What counterFast knows of an id.
+const (
+	counterUnknown = iota // find must say
+	counterPresent
+	counterAbsent
+)
+
+// counterFast answers for an id of the adopted style without find's
+// bookkeeping, when the set keeps no positions for counter ids: present
+// when its bit is set; absent while the set is exclusive and the id's
+// number never took the general path (find's first answers, the same
+// invariants). o is the ordinal the id's number stands for.
+func (s *Set) counterFast(id string) (o uint64, state int) {
+	if !s.hasStyle || s.opt.CounterPositions {
+		return 0, counterUnknown
+	}
+	k, ok := s.style.parse(id)
+	if !ok {
+		return 0, counterUnknown
+	}
+	o, ok = s.style.ordinal(k)
+	switch {
+	case ok && o < s.n && s.bits.has(o):
+		return o, counterPresent
+	case ok && s.exclusive && !s.generalNumber(k):
+		return o, counterAbsent
+	}
+	return 0, counterUnknown
 }
 
 // probe is what find learnt of an id that add can use again.

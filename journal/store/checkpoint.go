@@ -5,12 +5,13 @@ package store
 //
 // <session file>.checkpoint holds what OpenWriter would otherwise rebuild
 // by reading the whole file: the size and line count it covers, the runs,
-// the current run's invariant checker (journal.RunChecker's binary state),
-// the session's event IDs (evt-%03d IDs as ranges of a bitset, other IDs
-// listed), the last event ID, and the positions and IDs of the last
-// checkpointRecent events (so that a retry of a recent event is found at
-// once). A caller may keep a projection of its own with it (Projection:
-// package reducer keeps the resume history there).
+// the current run's invariant checker (journal.RunChecker's compact state:
+// its identity and next sequence; its IDs are the session's), the
+// session's event IDs (the encoding of the index's internal/idset.Set:
+// about two bytes an event whatever the IDs look like, the newest 1,024
+// with their bytes and offsets), the last event ID, and the offsets of the
+// last checkpointRecent lines. A caller may keep a projection of its own
+// with it (Projection: package reducer keeps the resume history there).
 //
 // The SHA-256 trailer catches a damaged or mixed-up file; the fields that
 // decide what the writer accepts next are also checked against the file (the
@@ -36,7 +37,6 @@ package store
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -45,6 +45,7 @@ import (
 	"os"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
+	"github.com/tracecheck/tracecheck/internal/bincodec"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/schema"
 )
@@ -73,7 +74,8 @@ const (
 var checkpointLimit int64 = MaxCheckpointBytes
 
 const (
-	checkpointMagic  = "tracecheck-session-checkpoint/1\n"
+	checkpointMagic  = "tracecheck-session-checkpoint/2\n"
+	olderMagic       = "tracecheck-session-checkpoint/1\n"
 	rulesVersion     = "session-rules/1" // change when the session rules change
 	checkpointRecent = 1024              // events whose line, offset and ID are kept
 	sampleBlocks     = 16
@@ -127,116 +129,58 @@ type checkpoint struct {
 	ids       []byte
 	lastID    string
 	recentOff []int64 // offsets of the last len(recentOff) lines
-	recentID  []string
 	proj      *Projection
 }
 
-type enc struct{ b []byte }
-
-func (e *enc) uv(v uint64)    { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) v(v int64)      { e.b = binary.AppendVarint(e.b, v) }
-func (e *enc) bytes(p []byte) { e.uv(uint64(len(p))); e.b = append(e.b, p...) }
-func (e *enc) str(s string)   { e.uv(uint64(len(s))); e.b = append(e.b, s...) }
-
-type dec struct {
-	b   []byte
-	err error
-}
-
-func (d *dec) fail() {
-	if d.err == nil {
-		d.err = errors.New("truncated or malformed")
-	}
-}
-
-func (d *dec) uv() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) v() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) bytes() []byte {
-	n := d.uv()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.fail()
-		return nil
-	}
-	p := d.b[:n:n]
-	d.b = d.b[n:]
-	return p
-}
-
-func (d *dec) str() string { return string(d.bytes()) }
-
-// count reads a count of items that take at least one byte each.
-func (d *dec) count() int {
-	n := d.uv()
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return 0
-	}
-	return int(n)
-}
-
 func (c *checkpoint) encode() []byte {
-	e := &enc{b: []byte(checkpointMagic)}
-	e.str(rulesVersion)
-	e.str(journal.TraceVersion)
-	e.str(schemaDigest)
-	e.str(c.sessionID)
-	e.uv(c.dev)
-	e.uv(c.ino)
-	e.v(c.size)
-	e.uv(uint64(c.lines))
-	e.v(c.lastOff)
-	e.bytes(c.lastSHA)
-	e.v(c.firstLen)
-	e.bytes(c.firstSHA)
-	e.bytes(c.sample)
-	e.uv(uint64(len(c.runs)))
+	size := len(checkpointMagic) + 1024 + len(c.checker) + len(c.ids) + 10*len(c.recentOff) + 64*len(c.runs)
+	if c.proj != nil {
+		size += len(c.proj.Key) + len(c.proj.Data)
+	}
+	e := &bincodec.Encoder{B: append(make([]byte, 0, size), checkpointMagic...)}
+	e.String(rulesVersion)
+	e.String(journal.TraceVersion)
+	e.String(schemaDigest)
+	e.String(c.sessionID)
+	e.Uvarint(c.dev)
+	e.Uvarint(c.ino)
+	e.Varint(c.size)
+	e.Uvarint(uint64(c.lines))
+	e.Varint(c.lastOff)
+	e.Bytes(c.lastSHA)
+	e.Varint(c.firstLen)
+	e.Bytes(c.firstSHA)
+	e.Bytes(c.sample)
+	e.Uvarint(uint64(len(c.runs)))
 	for _, r := range c.runs {
-		e.str(r.RunID)
-		e.uv(uint64(r.FirstLine))
-		e.uv(uint64(r.Events))
+		e.String(r.RunID)
+		e.Uvarint(uint64(r.FirstLine))
+		e.Uvarint(uint64(r.Events))
 	}
-	e.bytes(c.checker)
-	e.bytes(c.ids)
-	e.str(c.lastID)
-	e.uv(uint64(len(c.recentOff)))
+	e.Bytes(c.checker)
+	e.Bytes(c.ids)
+	e.String(c.lastID)
+	e.Uvarint(uint64(len(c.recentOff)))
 	prev := int64(0)
-	for i, off := range c.recentOff {
-		e.v(off - prev)
+	for _, off := range c.recentOff {
+		e.Varint(off - prev)
 		prev = off
-		e.str(c.recentID[i])
 	}
-	if c.proj == nil {
-		e.uv(0)
-	} else {
-		e.uv(1)
-		e.str(c.proj.Key)
-		e.uv(uint64(c.proj.Lines))
-		e.v(c.proj.Offset)
-		e.bytes(c.proj.Data)
+	e.Flag(c.proj != nil)
+	if c.proj != nil {
+		e.String(c.proj.Key)
+		e.Uvarint(uint64(c.proj.Lines))
+		e.Varint(c.proj.Offset)
+		e.Bytes(c.proj.Data)
 	}
-	sum := sha256.Sum256(e.b)
-	return append(e.b, sum[:]...)
+	sum := sha256.Sum256(e.B)
+	return append(e.B, sum[:]...)
 }
 
 func decodeCheckpoint(b []byte) (*checkpoint, error) {
+	if len(b) >= len(olderMagic) && string(b[:len(olderMagic)]) == olderMagic {
+		return nil, errors.New("an older format (its event IDs listed), this is " + checkpointMagic[:len(checkpointMagic)-1])
+	}
 	if len(b) < len(checkpointMagic)+sha256.Size || string(b[:len(checkpointMagic)]) != checkpointMagic {
 		return nil, errors.New("not a session checkpoint")
 	}
@@ -244,53 +188,52 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
 		return nil, errors.New("its SHA-256 trailer does not match: the file is damaged")
 	}
-	d := &dec{b: body[len(checkpointMagic):]}
-	if v := d.str(); d.err == nil && v != rulesVersion {
+	d := bincodec.NewDecoder(body[len(checkpointMagic):])
+	if v := d.String(); d.Err() == nil && v != rulesVersion {
 		return nil, fmt.Errorf("made under session rules %q, these are %q", v, rulesVersion)
 	}
-	if v := d.str(); d.err == nil && v != journal.TraceVersion {
+	if v := d.String(); d.Err() == nil && v != journal.TraceVersion {
 		return nil, fmt.Errorf("made for trace version %q", v)
 	}
-	if v := d.str(); d.err == nil && v != schemaDigest {
+	if v := d.String(); d.Err() == nil && v != schemaDigest {
 		return nil, errors.New("made with another event schema")
 	}
 	c := &checkpoint{}
-	c.sessionID = d.str()
-	c.dev, c.ino = d.uv(), d.uv()
-	c.size = d.v()
-	c.lines = int(d.uv())
-	c.lastOff = d.v()
-	c.lastSHA = d.bytes()
-	c.firstLen = d.v()
-	c.firstSHA = d.bytes()
-	c.sample = d.bytes()
-	nr := d.count()
+	c.sessionID = d.String()
+	c.dev, c.ino = d.Uvarint(), d.Uvarint()
+	c.size = d.Varint()
+	c.lines = int(d.Uvarint())
+	c.lastOff = d.Varint()
+	c.lastSHA = d.Bytes()
+	c.firstLen = d.Varint()
+	c.firstSHA = d.Bytes()
+	c.sample = d.Bytes()
+	nr := d.Count()
 	c.runs = make([]Run, 0, nr)
 	for range nr {
-		r := Run{RunID: d.str(), FirstLine: int(d.uv()), Events: int(d.uv())}
+		r := Run{RunID: d.String(), FirstLine: int(d.Uvarint()), Events: int(d.Uvarint())}
 		if n := len(c.runs); n > 0 {
 			r.ResumesRunID = c.runs[n-1].RunID
 		}
 		c.runs = append(c.runs, r)
 	}
-	c.checker = d.bytes()
-	c.ids = d.bytes()
-	c.lastID = d.str()
-	nrec := d.count()
+	c.checker = d.Bytes()
+	c.ids = d.Bytes()
+	c.lastID = d.String()
+	nrec := d.Count()
 	prev := int64(0)
 	for range nrec {
-		prev += d.v()
+		prev += d.Varint()
 		c.recentOff = append(c.recentOff, prev)
-		c.recentID = append(c.recentID, d.str())
 	}
-	if d.uv() == 1 {
-		c.proj = &Projection{Key: d.str(), Lines: int(d.uv()), Offset: d.v(), Data: d.bytes()}
+	if d.Flag() {
+		c.proj = &Projection{Key: d.String(), Lines: int(d.Uvarint()), Offset: d.Varint(), Data: d.Bytes()}
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail()
+	if d.Err() == nil && len(d.Rest()) != 0 {
+		d.Fail()
 	}
-	if d.err != nil {
-		return nil, d.err
+	if err := d.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -352,7 +295,13 @@ func (w *Writer) loadCheckpoint() (*state, string) {
 
 // verify checks c against the open session file f and returns the state it
 // describes.
-func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
+func (c *checkpoint) verify(f *os.File, sessionID string) (_ *state, err error) {
+	var st *state
+	defer func() {
+		if err != nil && st != nil {
+			st.ids.close() // its temporary files
+		}
+	}()
 	stale := func(format string, args ...any) (*state, error) {
 		return nil, fmt.Errorf(format, args...)
 	}
@@ -397,13 +346,17 @@ func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
 	if s, err := sampleDigest(f, c.size); err != nil || !bytes.Equal(s, c.sample) {
 		return stale("the sampled blocks of the covered bytes changed")
 	}
-	st := newState(sessionID)
-	st.checker = journal.NewRunChecker()
-	if err := st.checker.UnmarshalBinary(c.checker); err != nil {
-		return stale("bad checker state")
-	}
-	if err := st.ids.readBinary(c.ids); err != nil || st.ids.n != c.lines {
+	st = newState(sessionID)
+	st.src = f
+	if err := st.ids.readBinary(st, c.ids); err != nil || st.ids.len() != c.lines {
 		return stale("bad event-id set")
+	}
+	if len(c.runs) == 0 {
+		return stale("bad runs")
+	}
+	st.checker = &journal.RunChecker{}
+	if err := st.checker.RestoreCompactStateOver(c.checker, runIDs{st, c.runs[len(c.runs)-1].FirstLine}); err != nil {
+		return stale("bad checker state")
 	}
 	total, line := 0, 1
 	for _, r := range c.runs {
@@ -417,7 +370,10 @@ func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
 		total += r.Events
 		line += r.Events
 	}
-	if len(c.runs) == 0 || total != c.lines || !st.ids.has(c.lastID) {
+	if total != c.lines {
+		return stale("runs, events and IDs disagree")
+	}
+	if line, _, found, err := st.ids.lookup(c.lastID); err != nil || !found || line != c.lines {
 		return stale("runs, events and IDs disagree")
 	}
 	if p := c.proj; p != nil && (p.Lines < 0 || p.Lines > c.lines || p.Offset < 0 || p.Offset > c.size || (p.Lines == 0) != (p.Offset == 0)) {
@@ -435,8 +391,7 @@ func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
 	}
 	lastRun := c.runs[len(c.runs)-1]
 	if ev.SessionID != sessionID || ev.EventID != c.lastID || ev.Provenance.RunID != lastRun.RunID ||
-		ev.Sequence+1 != st.checker.Next() || int64(lastRun.Events) != st.checker.Next() ||
-		(len(c.recentID) > 0 && c.recentID[len(c.recentID)-1] != c.lastID) {
+		ev.Sequence+1 != st.checker.Next() || int64(lastRun.Events) != st.checker.Next() {
 		return stale("the last covered event is not the one the checkpoint ends with")
 	}
 	st.runs = c.runs
@@ -447,13 +402,10 @@ func (c *checkpoint) verify(f *os.File, sessionID string) (*state, error) {
 	n := len(c.recentOff)
 	st.offBase = c.lines - n
 	for i := range n {
-		line := st.offBase + 1 + i
-		if i > 0 && c.recentOff[i] <= c.recentOff[i-1] || c.recentOff[i] >= c.size || !st.ids.has(c.recentID[i]) {
+		if i > 0 && c.recentOff[i] <= c.recentOff[i-1] || c.recentOff[i] >= c.size {
 			return stale("bad recent events")
 		}
 		st.offs = append(st.offs, c.recentOff[i])
-		st.ids.setLine(c.recentID[i], line)
-		st.remember(c.recentID[i])
 	}
 	if n > 0 && c.recentOff[n-1] != c.lastOff {
 		return stale("bad recent events")
@@ -506,11 +458,13 @@ func (w *Writer) makeCheckpoint() (*checkpoint, error) {
 	if c.sample, err = sampleDigest(w.f, st.size); err != nil {
 		return nil, err
 	}
-	if c.checker, err = st.checker.MarshalBinary(); err != nil {
+	if c.checker, err = st.checker.AppendCompactState(nil); err != nil {
 		return nil, err
 	}
-	c.ids = st.ids.appendBinary(nil)
-	c.recentOff, c.recentID = st.recent()
+	if c.ids, err = st.ids.appendBinary(nil); err != nil {
+		return nil, err
+	}
+	c.recentOff = st.recent()
 	return c, nil
 }
 

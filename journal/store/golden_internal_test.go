@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,43 +58,4 @@ func FuzzGoldenLayout(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkGolden(t, b) })
-}
-
-// The event-ID set survives appendBinary and readBinary, ranges and other
-// IDs alike.
-func TestIDIndexBinary(t *testing.T) {
-	for _, ids := range [][]string{
-		nil,
-		{"evt-000"},
-		{"evt-063", "evt-064", "evt-127", "evt-128"},
-		{"a", "evt-01", "evt-0001", "evt-999999999999"},
-	} {
-		var x idIndex
-		for i, id := range ids {
-			x.add(id, i+1)
-		}
-		for k := 200; k < 1000; k++ { // a long range across words
-			if k%97 != 0 {
-				x.add(fmt.Sprintf("evt-%03d", k), 0)
-			}
-		}
-		var y idIndex
-		if err := y.readBinary(x.appendBinary(nil)); err != nil {
-			t.Fatal(err)
-		}
-		for k := 0; k < 1100; k++ {
-			id := fmt.Sprintf("evt-%03d", k)
-			if x.has(id) != y.has(id) {
-				t.Fatalf("%s: %v before, %v after", id, x.has(id), y.has(id))
-			}
-		}
-		for _, id := range ids {
-			if !y.has(id) {
-				t.Fatalf("%s lost", id)
-			}
-		}
-		if y.n != x.n {
-			t.Fatalf("n %d, want %d", y.n, x.n)
-		}
-	}
 }

@@ -1,152 +1,171 @@
 package store
 
 import (
-	"encoding/binary"
+	"bytes"
 	"errors"
-	"maps"
-	"math/bits"
-	"slices"
+	"fmt"
+	"io"
 
+	"github.com/tracecheck/tracecheck/internal/idset"
 	"github.com/tracecheck/tracecheck/journal"
 )
 
-// idIndex is the set of a session's event IDs and, for the events this
-// process has read or written, their line numbers.
-//
-// The store names events "evt-%03d" of their position in the session, so an
-// ID of that form is a bit in a bitset indexed by its number and its line
-// goes into a slice indexed by the same number: no allocation per event,
-// about 4 bytes and a bit each. Other IDs go into a map. Lines of events
-// covered by a checkpoint are not kept (0: unknown); the writer finds them
-// in the file when a retry needs them.
+// idIndex is the set of a session's event IDs, in line order: an ID's
+// ordinal in the set is its line − 1. It is an internal/idset.Set in
+// Source mode (docs/idset.md): a few bytes of memory an event whatever its
+// ID looks like ("evt-%03d" IDs in order a bit each), a 24-byte record an
+// event in a temporary file for other IDs, and every answer exact, the set
+// reading an ID back from the session file at its line's offset (or from
+// the batch being written) when its fingerprint is not enough. The
+// checkpoint keeps the set's encoding (about two bytes an event); a set
+// decoded from it reads the IDs before the checkpoint back from the file
+// once, the first time a lookup needs one of them.
 type idIndex struct {
-	n     int             // IDs added
-	bits  journal.RefBits // evt-k IDs present
-	lo    int             // refLine[i] is the line of evt-(lo+i)
-	lines []uint32        // 0: unknown
-	other map[string]uint32
-	far   map[string]uint32 // lines of evt-k IDs outside [lo, lo+len(lines))
+	set *idset.Set // nil until the first ID
+	src *idSource
 }
 
-// limit bounds the bitset and the line slice: IDs numbered far beyond the
-// IDs seen go to the maps, so an adversarial ID cannot make them huge.
-func (x *idIndex) limit() int { return 2*x.n + 1<<16 }
-
-func (x *idIndex) has(id string) bool {
-	if k, ok := journal.RefEventNumber(id); ok && x.bits.Has(k) {
-		return true
-	}
-	_, ok := x.other[id]
-	return ok
+// idSource reads event IDs back for the set: an ID's position is its
+// line's byte offset.
+type idSource struct {
+	s   *state
+	sc  journal.LineScanner
+	buf []byte
 }
 
-// line returns the line of a stored ID, or 0 when it is not known.
-func (x *idIndex) line(id string) int {
-	if k, ok := journal.RefEventNumber(id); ok && x.bits.Has(k) {
-		if i := k - x.lo; i >= 0 && i < len(x.lines) && x.lines[i] != 0 {
-			return int(x.lines[i])
+// goldenStart is how a line in the golden layout starts, up to its event
+// ID's first byte.
+const goldenStart = `{"trace_version":"0.1.0","event_id":"`
+
+func (r *idSource) eventID(line []byte, off int64) ([]byte, error) {
+	// Lines the store wrote are in the golden layout: the ID is the string
+	// after goldenStart, taken as it is when it has no escape. Anything
+	// else is read by the scanner.
+	if rest, ok := bytes.CutPrefix(line, []byte(goldenStart)); ok {
+		if end := bytes.IndexAny(rest, `"\`); end >= 0 && rest[end] == '"' {
+			return rest[:end], nil
 		}
-		return int(x.far[id])
 	}
-	return int(x.other[id])
+	ev, _, _, jerr := r.sc.Read(line)
+	if jerr != nil {
+		return nil, fmt.Errorf("the stored line at offset %d no longer parses: %v", off, jerr)
+	}
+	return []byte(ev.EventID), nil
 }
 
-// add records a new ID stored at line (0: unknown).
-func (x *idIndex) add(id string, line int) {
-	x.n++
-	k, ok := journal.RefEventNumber(id)
-	if !ok || k >= x.limit() {
-		if x.other == nil {
-			x.other = map[string]uint32{}
-		}
-		x.other[string([]byte(id))] = uint32(line) // a copy: id may alias a buffer
-		return
+// ReadID appends the ID of the event whose line starts at pos.
+func (r *idSource) ReadID(dst []byte, pos uint64) ([]byte, error) {
+	s, off := r.s, int64(pos)
+	if pending := off >= s.pendingOff && off < s.pendingOff+int64(len(s.pending)); !pending && s.src == nil {
+		return dst, errors.New("no session file to read an event ID back from")
 	}
-	x.bits.Add(k)
-	x.setLine(id, line)
+	line, err := s.lineAt(off)
+	if err != nil {
+		return dst, err
+	}
+	id, err := r.eventID(line, off)
+	return append(dst, id...), err
 }
 
-// setLine records the line of an ID in the set.
-func (x *idIndex) setLine(id string, line int) {
-	if line == 0 {
-		return
+// EachID reads the IDs of the first n lines of the session file, in order.
+func (r *idSource) EachID(n uint64, fn func(id []byte, pos uint64) error) error {
+	if r.s.src == nil {
+		return errors.New("no session file to read event IDs back from")
 	}
-	k, ok := journal.RefEventNumber(id)
-	if !ok || !x.bits.Has(k) {
-		if _, in := x.other[id]; in {
-			x.other[id] = uint32(line)
+	rd := journal.NewReader(io.NewSectionReader(r.s.src, 0, 1<<62))
+	for i := uint64(0); i < n; i++ {
+		l, err := rd.Next()
+		if err == io.EOF || (err == nil && l.Torn) {
+			return fmt.Errorf("the session file ends after %d of the %d events its checkpoint covers", i, n)
 		}
-		return
-	}
-	if len(x.lines) == 0 {
-		x.lo = k
-	}
-	if i := k - x.lo; i >= 0 && i < x.limit() {
-		for i >= len(x.lines) {
-			x.lines = append(x.lines, 0)
+		if err != nil {
+			return err
 		}
-		x.lines[i] = uint32(line)
-		return
-	}
-	if x.far == nil {
-		x.far = map[string]uint32{}
-	}
-	x.far[string([]byte(id))] = uint32(line)
-}
-
-// appendBinary records the set (not the lines): the evt-k IDs as ranges of
-// set bits, then the other IDs. A store's IDs are one range.
-func (x *idIndex) appendBinary(b []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(x.n))
-	b = x.bits.AppendRanges(b)
-	b = binary.AppendUvarint(b, uint64(len(x.other)))
-	for _, id := range slices.Sorted(maps.Keys(x.other)) { // same index, same bytes
-		b = binary.AppendUvarint(b, uint64(len(id)))
-		b = append(b, id...)
-	}
-	return b
-}
-
-var errBadIDs = errors.New("bad event-id set")
-
-// readBinary restores a set written by appendBinary; every line is unknown.
-func (x *idIndex) readBinary(b []byte) error {
-	*x = idIndex{}
-	d := &dec{b: b}
-	n := d.uv()
-	if d.err != nil || n > 1<<32 {
-		return errBadIDs
-	}
-	x.n = int(n)
-	nr := d.count()
-	for range nr {
-		start, cnt := d.uv(), d.uv()
-		if d.err != nil || start+cnt > uint64(x.limit()) {
-			return errBadIDs
+		id, err := r.eventID(l.Raw, l.Offset)
+		if err != nil {
+			return err
 		}
-		x.bits.AddRange(int(start), int(start+cnt))
-	}
-	no := d.count()
-	for range no {
-		id := d.str()
-		if d.err != nil {
-			return errBadIDs
+		if err := fn(id, uint64(l.Offset)); err != nil {
+			return err
 		}
-		if x.other == nil {
-			x.other = map[string]uint32{}
-		}
-		x.other[id] = 0
-	}
-	if d.err != nil || len(d.b) != 0 {
-		return errBadIDs
-	}
-	// Each ID once: the bits and the other IDs add up to the count.
-	set := len(x.other)
-	for _, w := range x.bits {
-		set += bits.OnesCount64(w)
-	}
-	if set != x.n {
-		return errBadIDs
 	}
 	return nil
+}
+
+func (x *idIndex) options(s *state) idset.Options {
+	if x.src == nil {
+		x.src = &idSource{s: s}
+	}
+	return idset.Options{Source: x.src}
+}
+
+// len returns the number of IDs: the lines indexed.
+func (x *idIndex) len() int {
+	if x.set == nil {
+		return 0
+	}
+	return int(x.set.Len())
+}
+
+// has reports whether the session holds an event with this ID.
+func (x *idIndex) has(id string) (bool, error) {
+	_, _, found, err := x.lookup(id)
+	return found, err
+}
+
+// lookup returns the line of a stored ID and, when the set knows it, the
+// line's offset (-1 when it does not: an "evt-%03d" ID, or one a
+// checkpoint covers).
+func (x *idIndex) lookup(id string) (line int, off int64, found bool, err error) {
+	if x.set == nil {
+		return 0, -1, false, nil
+	}
+	e, found, err := x.set.Lookup(id)
+	if err != nil || !found {
+		return 0, -1, false, err
+	}
+	off = -1
+	if e.Pos != idset.NoPos {
+		off = int64(e.Pos)
+	}
+	return int(e.Ord) + 1, off, true, nil
+}
+
+// add records the ID of the next line, stored at off.
+func (x *idIndex) add(s *state, id string, off int64) error {
+	if x.set == nil {
+		x.set = idset.New(x.options(s))
+	}
+	_, added, err := x.set.Add(id, uint64(off))
+	if err == nil && !added {
+		err = fmt.Errorf("event_id %q is indexed twice", id) // the rules admit each ID once
+	}
+	return err
+}
+
+// appendBinary appends the set's encoding.
+func (x *idIndex) appendBinary(b []byte) ([]byte, error) {
+	if x.set == nil {
+		return b, errors.New("no event ID to encode")
+	}
+	return x.set.AppendBinary(b)
+}
+
+// readBinary restores a set from its encoding, reading IDs back through s.
+func (x *idIndex) readBinary(s *state, b []byte) error {
+	set, err := idset.Decode(b, x.options(s))
+	if err != nil {
+		return err
+	}
+	x.close()
+	x.set = set
+	return nil
+}
+
+// close releases the set's temporary files.
+func (x *idIndex) close() {
+	if x.set != nil {
+		x.set.Close()
+		x.set = nil
+	}
 }

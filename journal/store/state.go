@@ -21,16 +21,17 @@ type Run struct {
 
 // state is a session as far as it has been read or written: everything the
 // session rules need to admit the next event, and nothing more. Per event it
-// keeps a bit and a line number in ids (about 4 bytes), and the offset of
-// every markEvery-th line (offsets of the lines between are found by
-// reading from the mark before), nothing for the events a checkpoint covers
-// but their bit; the offsets of the last lines are all kept.
+// keeps a few bytes in ids (an ID's line is its ordinal there; "evt-%03d"
+// IDs in order cost a bit), and the offset of every markEvery-th line
+// (offsets of the lines between are found by reading from the mark
+// before), nothing of that for the events a checkpoint covers; the offsets
+// of the last lines are all kept.
 type state struct {
 	sessionID string
 	ids       idIndex
 	runs      []Run
 	runSet    map[string]struct{}
-	checker   *journal.RunChecker // the current (last) run's
+	checker   *journal.RunChecker // the current (last) run's, over ids (runIDs)
 	lastID    []byte              // the last event's ID; empty in an empty session
 	lines     int                 // complete lines, one event each
 	size      int64               // bytes of the complete lines
@@ -40,11 +41,6 @@ type state struct {
 	offs      []int64             // the window: offs[i] is the offset of line offBase+1+i
 	markFirst int                 // the line of marks[0]
 	marks     []int64             // marks[i] is the offset of line markFirst+i*markEvery
-
-	// The IDs of the last checkpointRecent events, a ring: a checkpoint
-	// keeps them, so that a retry of a recent event is found at once.
-	recentIDs  [][]byte
-	recentNext int
 
 	scanner journal.LineScanner
 	canon   []byte // canonical encoding of the line being admitted, when it is a retry
@@ -130,7 +126,11 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 		return a, &journal.Error{EventID: ev.EventID, Code: WrongSession, Pointer: "/session_id",
 			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}, nil
 	}
-	if s.hasID(ev.EventID) {
+	held, err := s.hasID(ev.EventID)
+	if err != nil {
+		return a, nil, err
+	}
+	if held {
 		// A retry, or a conflict: compare the canonical encodings (only
 		// now written: most lines never need theirs).
 		s.canon, _, _, _, _ = s.scanner.Decode(s.canon[:0], raw)
@@ -156,7 +156,7 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 			return a, &journal.Error{EventID: ev.EventID, Code: ResumeMarker, Pointer: "/payload/resumed",
 				Msg: "the first run of a session has no run to resume"}, nil
 		}
-		checker = journal.NewRunChecker()
+		checker = journal.NewRunCheckerOver(runIDs{s, s.lines + 1})
 		a.newRun = checker
 	} else if last := s.runs[len(s.runs)-1].RunID; runID != last {
 		if _, ended := s.runSet[runID]; ended {
@@ -166,7 +166,7 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 		if jerr := checkResumeMarker(ev, a.payload, last); jerr != nil {
 			return a, jerr, nil
 		}
-		checker = journal.NewRunChecker()
+		checker = journal.NewRunCheckerOver(runIDs{s, s.lines + 1})
 		a.newRun = checker
 	}
 	if jerr := tryCheck(checker, ev); jerr != nil {
@@ -193,9 +193,27 @@ func tryCheck(c *journal.RunChecker, e *journal.Event) *journal.Error {
 	return err
 }
 
+// runIDs are the event IDs of the run that starts at line first: the
+// session's, from that line on (a RunChecker over them keeps none).
+type runIDs struct {
+	s     *state
+	first int
+}
+
+func (r runIDs) HasRunEvent(id string) (bool, error) {
+	if g := r.s.group; g != nil {
+		if line, ok := g.lines1[id]; ok {
+			return line >= r.first, nil
+		}
+	}
+	line, _, found, err := r.s.ids.lookup(id)
+	return found && line >= r.first, err
+}
+
 // commit records an admitted event stored at the next line, size bytes long
-// with its newline.
-func (s *state) commit(a *admission, size int) {
+// with its newline. The error is the index's (its temporary file, or an ID
+// read back): the state is then unusable.
+func (s *state) commit(a *admission, size int) error {
 	off := s.size
 	s.lines++
 	s.size += int64(size)
@@ -211,9 +229,8 @@ func (s *state) commit(a *admission, size int) {
 		id := strings.Clone(a.event.EventID)
 		g.ids = append(g.ids, id)
 		g.lines1[id] = s.lines
-	} else {
-		s.ids.add(a.event.EventID, s.lines)
-		s.remember(a.event.EventID)
+	} else if err := s.ids.add(s, a.event.EventID, off); err != nil {
+		return err
 	}
 	if a.newRun != nil {
 		// A copy: the parsed string may share the whole line's text.
@@ -227,6 +244,7 @@ func (s *state) commit(a *admission, size int) {
 	}
 	s.runs[len(s.runs)-1].Events++
 	s.lastID = append(s.lastID[:0], a.event.EventID...)
+	return nil
 }
 
 // beginGroup starts staging an all-or-nothing group: the events committed
@@ -244,14 +262,18 @@ func (s *state) beginGroup() {
 	s.group = g
 }
 
-// endGroup keeps the group's events.
-func (s *state) endGroup() {
+// endGroup keeps the group's events. The error is the index's, as for
+// commit.
+func (s *state) endGroup() error {
 	g := s.group
 	s.group = nil
 	for _, id := range g.ids {
-		s.ids.add(id, g.lines1[id])
-		s.remember(id)
+		off, _, _ := s.offset(g.lines1[id]) // in the window: written by this state
+		if err := s.ids.add(s, id, off); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // undoGroup takes back every event committed since beginGroup.
@@ -278,15 +300,13 @@ func (s *state) undoGroup() {
 
 // hasID reports whether the session holds an event with this ID, counting
 // those of the group being staged.
-func (s *state) hasID(id string) bool {
-	if s.ids.has(id) {
-		return true
-	}
+func (s *state) hasID(id string) (bool, error) {
 	if g := s.group; g != nil {
-		_, ok := g.lines1[id]
-		return ok
+		if _, ok := g.lines1[id]; ok {
+			return true, nil
+		}
 	}
-	return false
+	return s.ids.has(id)
 }
 
 // The offsets a state keeps: all of the last offsetWindow to
@@ -348,34 +368,17 @@ func (s *state) firstKnownOffset() int64 {
 	return s.size
 }
 
-// remember puts the ID of the newest line into the ring of recent IDs,
-// reusing the ring's buffers.
-func (s *state) remember(id string) {
-	if len(s.recentIDs) < checkpointRecent {
-		s.recentIDs = append(s.recentIDs, []byte(id))
-		return
-	}
-	s.recentIDs[s.recentNext] = append(s.recentIDs[s.recentNext][:0], id...)
-	s.recentNext = (s.recentNext + 1) % checkpointRecent
+// recent returns the offsets of the last lines whose offsets are known, at
+// most checkpointRecent.
+func (s *state) recent() []int64 {
+	return s.offs[len(s.offs)-min(len(s.offs), checkpointRecent):]
 }
 
-// recent returns the offsets and IDs of the last lines whose offsets are
-// known, at most checkpointRecent.
-func (s *state) recent() ([]int64, []string) {
-	n := min(len(s.offs), len(s.recentIDs))
-	offs := s.offs[len(s.offs)-n:]
-	ids := make([]string, n)
-	for i := range n {
-		// The ring's oldest entry is at recentNext once it is full.
-		j := (s.recentNext + len(s.recentIDs) - n + i) % len(s.recentIDs)
-		ids[i] = string(s.recentIDs[j])
-	}
-	return offs, ids
-}
-
-// locate returns the line and offset of a stored event ID. An event that a
-// checkpoint covers is found by reading the file up to the checkpoint: a
-// retry of such an old event is rare.
+// locate returns the line and offset of a stored event ID. The index
+// gives the line, and the offset of an ID it reads back; else the offsets
+// of recent lines and the marks give it; else (an event a checkpoint
+// covers) the file is read up to that line: a retry of such an old event
+// is rare.
 func (s *state) locate(id string) (int, int64, error) {
 	if g := s.group; g != nil {
 		if line, ok := g.lines1[id]; ok {
@@ -383,19 +386,20 @@ func (s *state) locate(id string) (int, int64, error) {
 			return line, off, nil
 		}
 	}
-	if line := s.ids.line(id); line > 0 {
-		off, ok, err := s.offset(line)
-		if err != nil {
-			return 0, 0, err
-		}
-		if ok {
-			return line, off, nil
-		}
+	line, off, found, err := s.ids.lookup(id)
+	if err != nil {
+		return 0, 0, err
 	}
-	end := s.firstKnownOffset()
-	rd := journal.NewReader(io.NewSectionReader(s.src, 0, end))
-	var sc journal.LineScanner
-	var buf []byte
+	if !found {
+		return 0, 0, fmt.Errorf("event_id %q is not in the session's index", id)
+	}
+	if off >= 0 {
+		return line, off, nil
+	}
+	if off, ok, err := s.offset(line); err != nil || ok {
+		return line, off, err
+	}
+	rd := journal.NewReader(io.NewSectionReader(s.src, 0, s.firstKnownOffset()))
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
@@ -404,13 +408,11 @@ func (s *state) locate(id string) (int, int64, error) {
 		if err != nil {
 			return 0, 0, err
 		}
-		var ev journal.Event
-		buf, ev, _, _, _ = sc.Decode(buf[:0], l.Raw)
-		if ev.EventID == id {
-			return l.Num, l.Offset, nil
+		if l.Num == line {
+			return line, l.Offset, nil
 		}
 	}
-	return 0, 0, fmt.Errorf("event_id %q is in the checkpoint's set but not in the file before offset %d", id, end)
+	return 0, 0, fmt.Errorf("event_id %q is at line %d by the index, which is not before offset %d", id, line, s.firstKnownOffset())
 }
 
 // sameAsStored reports whether the line stored at off has the canonical
@@ -550,7 +552,9 @@ func (s *state) scan(src io.ReaderAt, path string, keep func(ev *journal.Event))
 			jerr.EventID = strings.Clone(jerr.EventID)
 			return nil, &Error{Kind: ErrCorrupt, SessionID: s.sessionID, Path: path, Line: l.Num, Offset: l.Offset, EventID: jerr.EventID, Err: jerr}
 		}
-		s.commit(&a, len(l.Raw)+1)
+		if err := s.commit(&a, len(l.Raw)+1); err != nil {
+			return nil, &Error{Kind: ErrIO, SessionID: s.sessionID, Path: path, Line: l.Num, Offset: l.Offset, Msg: "cannot index the session's event IDs", Err: err}
+		}
 		if keep != nil {
 			ev := a.event // a copy: a itself stays off the heap
 			ev.EventID, ev.ParentEventID, ev.Timestamp = strings.Clone(ev.EventID), strings.Clone(ev.ParentEventID), strings.Clone(ev.Timestamp)

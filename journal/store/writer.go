@@ -366,11 +366,14 @@ func (w *Writer) Runs() []Run {
 	return append([]Run(nil), w.st.runs...)
 }
 
-// HasEventID reports whether an event with this ID is stored.
+// HasEventID reports whether an event with this ID is stored. When the
+// index cannot answer (its temporary file, or the session file read back,
+// fails) it says true, the answer that makes no caller reuse the ID, and
+// the writer is broken: the next append says why.
 func (w *Writer) HasEventID(id string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.st.ids.has(id)
+	return w.taken(id)
 }
 
 // HasRun reports whether the session holds a run with this ID.
@@ -400,7 +403,14 @@ func (w *Writer) NextEventIDs(n int) []string {
 	return NextEventIDs(w.st.lines, w.taken, n)
 }
 
-func (w *Writer) taken(id string) bool { return w.st.ids.has(id) }
+func (w *Writer) taken(id string) bool {
+	found, err := w.st.ids.has(id)
+	if err != nil {
+		w.fail("cannot look an event ID up", err)
+		return true
+	}
+	return found
+}
 
 // NextEventIDs is the event_id rule of NextEventID for a session of events
 // events whose taken IDs taken reports: the next n IDs "evt-%03d" from
@@ -588,11 +598,15 @@ func (w *Writer) stage(lines [][]byte, all bool) (acks []Ack, buf []byte, reject
 		}
 		buf = append(buf, '\n')
 		off := st.size
-		st.commit(&a, len(buf)-start)
+		if err := st.commit(&a, len(buf)-start); err != nil {
+			return nil, nil, nil, w.fail("cannot index the session's event IDs", err)
+		}
 		acks = append(acks, Ack{EventID: st.lastEventID(), Line: st.lines, Offset: off})
 	}
 	if all {
-		st.endGroup()
+		if err := st.endGroup(); err != nil {
+			return nil, nil, nil, w.fail("cannot index the session's event IDs", err)
+		}
 	}
 	return acks, buf, rejected, nil
 }
