@@ -35,9 +35,12 @@ fuzz:
 
 # Benchmarks (never in CI). `make gen` writes the generated trace;
 # `make bench` runs tracecheck and the Python peer side by side on a trace
-# of each id style (fingerprints must agree), then the go test benchmarks
+# of each id style (fingerprints must agree), then peak RSS of the trace
+# commands (bench-rss) and of the session store (bench-session-rss) at
+# 200k, 1M and 10M events of each id style, then the go test benchmarks
 # on the generated trace (MB/s, allocs/event; checkpoint resume after 1k vs
-# 1M events). `make bench-rss` measures peak RSS up to 10M events.
+# 1M events). The whole of it takes about an hour and 15 GB of disk at a
+# time; each part runs alone too.
 BENCH_EVENTS ?= 200000
 BENCH_TRACE  := bench/out/trace-$(BENCH_EVENTS).jsonl
 BENCH_RUNS   ?= 3
@@ -49,7 +52,7 @@ $(BENCH_TRACE):
 	@mkdir -p bench/out
 	$(GO) run ./bench/gentrace -events $(BENCH_EVENTS) -o $@
 
-bench: bench-side bench-go
+bench: bench-side bench-rss bench-session-rss bench-go
 
 # Side by side with the Python peer, one trace per id style (issue 13):
 # BENCH_SIDE_EVENTS events each (the peer takes about a minute per 1M).
@@ -79,6 +82,15 @@ bench-rss: build
 		$(GO) run ./bench/gentrace -events $$n -ids "$$s" -o $$f || exit 1; \
 		python3 bench/run.py $(BIN) $$f --no-peer --runs 1 || { rm -f $$f; exit 1; }; \
 		rm -f $$f; \
+	done; done
+
+# The session store at each size and ID style (issue 13): peak RSS of
+# session append --batch 512 from nothing, check, resume with and without
+# a checkpoint, checkpoint (and its size); sessions generated and deleted.
+.PHONY: bench-session-rss
+bench-session-rss: build
+	@for n in $(BENCH_RSS_SIZES); do for s in 'evt-%03d' 'evt-%07d' uuid; do \
+		bash bench/session-rss.sh $(BIN) $$n "$$s" || exit 1; \
 	done; done
 
 bench-go: gen

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecheck/tracecheck/bench/sessiongen"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/store"
 	"github.com/tracecheck/tracecheck/reducer"
@@ -25,14 +26,14 @@ type benchSession struct {
 // newBenchSession writes a session of at least prior events directly in
 // the golden layout (one run of agent turns, compacted as it goes), then
 // checkpoints it: one read of the whole file.
-func newBenchSession(b *testing.B, dir string, prior int, uuids bool) *benchSession {
+func newBenchSession(b *testing.B, dir string, prior int, ids sessiongen.IDStyle) *benchSession {
 	b.Helper()
 	begin := time.Now()
 	st, err := store.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &benchSession{st: st, id: fmt.Sprintf("session-bench-%d-%v", prior, uuids)}
+	s := &benchSession{st: st, id: fmt.Sprintf("session-bench-%d-%d", prior, ids)}
 	path, _ := st.Path(s.id)
 	f, err := os.Create(path)
 	if err != nil {
@@ -45,7 +46,7 @@ func newBenchSession(b *testing.B, dir string, prior int, uuids bool) *benchSess
 		bw.Write(line)
 		s.bytes += int64(len(line))
 	})
-	s.g.uuids = uuids
+	s.g.ids = ids
 	s.g.start(b)
 	for s.g.n < prior {
 		s.g.turn(b, false)
@@ -107,18 +108,18 @@ func BenchmarkResumeAfter(b *testing.B) {
 	dir := b.TempDir()
 	type key struct {
 		prior int
-		uuids bool
+		ids   sessiongen.IDStyle
 	}
 	sessions := map[key]*benchSession{}
 	for _, tail := range []int{0, 100} {
-		for _, ids := range []string{"ref", "uuid"} {
+		for _, ids := range []string{"ref", "padded", "uuid"} {
 			for _, prior := range []int{1_000, 1_000_000} {
 				name := fmt.Sprintf("tail=%d/ids=%s/prior=%s", tail, ids, map[int]string{1_000: "1k", 1_000_000: "1M"}[prior])
 				b.Run(name, func(b *testing.B) {
-					k := key{prior, ids == "uuid"}
+					k := key{prior, map[string]sessiongen.IDStyle{"ref": sessiongen.RefIDs, "padded": sessiongen.PaddedIDs, "uuid": sessiongen.UUIDIDs}[ids]}
 					s := sessions[k]
 					if s == nil {
-						s = newBenchSession(b, dir, prior, k.uuids)
+						s = newBenchSession(b, dir, prior, k.ids)
 						sessions[k] = s
 					}
 					b.ResetTimer()

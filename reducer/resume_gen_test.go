@@ -28,8 +28,8 @@ var genConfig = reducer.HistoryConfig{
 // digest is the one a rebuild computes.
 type sessionGen struct {
 	session, run string
-	uuids        bool // event IDs are UUIDs, not evt-%03d
-	n            int  // events in the session
+	ids          sessiongen.IDStyle
+	n            int // events in the session
 	seq          int64
 	last         string
 	turns        int
@@ -46,7 +46,7 @@ var genModel, genProvider = "scripted-model-v1", "local-fixture"
 func (g *sessionGen) event(tb testing.TB, typ string, actor journal.Actor, payload jsonv.Value) {
 	e := journal.Event{
 		TraceVersion: journal.TraceVersion,
-		EventID:      sessiongen.EventID(g.uuids, g.n),
+		EventID:      sessiongen.EventID(g.ids, g.n),
 		SessionID:    g.session,
 		Sequence:     g.seq,
 		Timestamp:    time.Date(2026, 8, 12, 0, 0, 0, 0, time.UTC).Add(time.Duration(g.n) * time.Second).Format(time.RFC3339),

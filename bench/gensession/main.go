@@ -25,17 +25,15 @@ func main() {
 	flag.IntVar(&o.Messages, "messages", 0, "instead of turns, this many uncompacted user messages")
 	flag.IntVar(&o.MessageBytes, "message-bytes", 100000, "bytes of content per user message (with -messages)")
 	flag.BoolVar(&o.Open, "open", false, "leave the last turn's tool call unanswered")
-	ids := flag.String("ids", "evt-%03d", "event id style: evt-%03d or uuid")
+	ids := flag.String("ids", "evt-%03d", "event id style: evt-%03d, evt-%07d or uuid")
 	out := flag.String("o", "-", "output file ('-' for standard output)")
 	flag.Parse()
-	switch *ids {
-	case "evt-%03d":
-	case "uuid":
-		o.UUIDs = true
-	default:
-		fmt.Fprintf(os.Stderr, "gensession: -ids %q: want evt-%%03d or uuid\n", *ids)
+	style, err := sessiongen.ParseIDStyle(*ids)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gensession: -ids:", err)
 		os.Exit(2)
 	}
+	o.IDs = style
 	var w io.Writer = os.Stdout
 	if *out != "-" {
 		f, err := os.Create(*out)

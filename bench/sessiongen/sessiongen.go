@@ -45,9 +45,33 @@ type Options struct {
 	// run stops between tool.request and tool.result, so a resume repairs
 	// one call.
 	Open bool
-	// UUIDs gives the events UUID-shaped IDs (that the event's position
-	// alone decides) instead of evt-%03d of it.
-	UUIDs bool
+	// IDs is the events' ID style (issue 13 measures each): evt-%03d of
+	// the event's position (the zero value), evt-%07d of it, or a
+	// UUID-shaped ID that the position alone decides.
+	IDs IDStyle
+}
+
+// IDStyle is an ID style of generated events.
+type IDStyle int
+
+const (
+	RefIDs    IDStyle = iota // evt-%03d, the reference goldens' style
+	PaddedIDs                // evt-%07d, zero-padded as many tools write them
+	UUIDIDs                  // UUID-shaped, as Claude Code, pi and Codex write them
+)
+
+// ParseIDStyle reads an ID style as the bench commands' -ids flag names it:
+// evt-%03d, evt-%07d or uuid.
+func ParseIDStyle(s string) (IDStyle, error) {
+	switch s {
+	case "evt-%03d":
+		return RefIDs, nil
+	case "evt-%07d":
+		return PaddedIDs, nil
+	case "uuid":
+		return UUIDIDs, nil
+	}
+	return 0, fmt.Errorf("ID style %q: want evt-%%03d, evt-%%07d or uuid", s)
 }
 
 // The history configuration of the Turns shape, which resume must be
@@ -121,11 +145,14 @@ func Write(w io.Writer, o Options) (events int, bytes int64, err error) {
 	return g.n, g.bytes, g.err
 }
 
-// EventID is the ID of a generated session's n-th event: evt-%03d of n,
-// or a UUID-shaped ID that n alone decides.
-func EventID(uuid bool, n int) string {
-	if !uuid {
+// EventID is the ID of a generated session's n-th event in the given
+// style.
+func EventID(style IDStyle, n int) string {
+	switch style {
+	case RefIDs:
 		return fmt.Sprintf("evt-%03d", n)
+	case PaddedIDs:
+		return fmt.Sprintf("evt-%07d", n)
 	}
 	x := uint64(n)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
 	x ^= x >> 31
@@ -140,7 +167,7 @@ func (g *Generator) event(typ string, actor journal.Actor, payload jsonv.Value) 
 	}
 	e := journal.Event{
 		TraceVersion:  journal.TraceVersion,
-		EventID:       EventID(g.o.UUIDs, g.n),
+		EventID:       EventID(g.o.IDs, g.n),
 		SessionID:     g.o.Session,
 		Sequence:      int64(g.n),
 		Timestamp:     clock.Add(time.Duration(g.n) * time.Second).Format(time.RFC3339),

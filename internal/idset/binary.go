@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math/bits"
 	"slices"
 )
@@ -64,8 +65,37 @@ func (s *Set) MarshalBinary() ([]byte, error) { return s.AppendBinary(nil) }
 // general id, a few bytes per run of counter ids, and the newest
 // CheckpointWindow window entries. Encoding reads the spill once.
 func (s *Set) AppendBinary(b []byte) ([]byte, error) {
+	enc, err := s.Encode()
+	if err != nil {
+		return b, err
+	}
+	start := len(b)
+	b = slices.Grow(b, enc.Len())
+	b = append(b, magic...)
+	b = binary.AppendUvarint(b, uint64(enc.bodyLen()))
+	b = append(b, enc.head...)
+	b = appendWords(b, enc.low)
+	b = appendWords(b, enc.high)
+	b = append(b, enc.tail...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], crcTable)), nil
+}
+
+// Encoding is a set's encoding (the bytes AppendBinary appends) ready to
+// be written: its length is known before a byte is written, and WriteTo
+// writes the Elias-Fano words, which are nearly all of a large set's
+// encoding, from the words themselves, so a caller streaming a checkpoint
+// never holds the encoding's bytes as well as its words.
+type Encoding struct {
+	head      []byte   // the body up to the words
+	low, high []uint64 // the Elias-Fano words (nil without general ids)
+	tail      []byte   // the window
+}
+
+// Encode returns the set's encoding. The set may change afterwards; the
+// Encoding does not.
+func (s *Set) Encode() (*Encoding, error) {
 	if s.err != nil {
-		return b, s.err
+		return nil, s.err
 	}
 	var body []byte
 	flags := byte(0)
@@ -116,42 +146,82 @@ func (s *Set) AppendBinary(b []byte) ([]byte, error) {
 		end = runs[i+1]
 	}
 	body = binary.AppendUvarint(body, s.nGen)
+	enc := &Encoding{}
 	if s.nGen > 0 {
 		e, err := s.fingerprints()
 		if err != nil {
 			s.err = err
-			return b, err
+			return nil, err
 		}
-		// Room for the words and the window at once: the encoding of a
-		// large set is megabytes, and growing it by doubling copies it
-		// several times over.
-		room := 8*(len(e.low)+len(e.high)) + 32
-		if s.win != nil {
-			room += s.win.used + 30*min(s.win.count, s.opt.CheckpointWindow)
-		}
-		body = slices.Grow(body, room)
 		body = append(body, byte(e.p))
 		body = binary.AppendUvarint(body, uint64(len(e.low)))
 		body = binary.AppendUvarint(body, uint64(len(e.high)))
-		body = appendWords(body, e.low)
-		body = appendWords(body, e.high)
+		enc.low, enc.high = e.low, e.high
 	}
+	enc.head = body
+	var tail []byte
 	if s.win == nil {
-		body = binary.AppendUvarint(body, 0)
+		tail = binary.AppendUvarint(tail, 0)
 	} else {
-		body = binary.AppendUvarint(body, uint64(min(s.win.count, s.opt.CheckpointWindow)))
+		tail = binary.AppendUvarint(tail, uint64(min(s.win.count, s.opt.CheckpointWindow)))
 		s.win.each(s.opt.CheckpointWindow, func(e winEntry, id string) {
-			body = binary.AppendUvarint(body, e.ord)
-			body = binary.AppendUvarint(body, e.pos)
-			body = appendString(body, id)
+			tail = binary.AppendUvarint(tail, e.ord)
+			tail = binary.AppendUvarint(tail, e.pos)
+			tail = appendString(tail, id)
 		})
 	}
-	start := len(b)
-	b = slices.Grow(b, len(magic)+binary.MaxVarintLen64+len(body)+4)
-	b = append(b, magic...)
-	b = binary.AppendUvarint(b, uint64(len(body)))
-	b = append(b, body...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], crcTable)), nil
+	enc.tail = tail
+	return enc, nil
+}
+
+func (e *Encoding) bodyLen() int { return len(e.head) + 8*(len(e.low)+len(e.high)) + len(e.tail) }
+
+// Len is the encoding's length in bytes.
+func (e *Encoding) Len() int {
+	n := e.bodyLen()
+	return len(magic) + varintLen(uint64(n)) + n + 4
+}
+
+func varintLen(v uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], v)
+}
+
+// WriteTo writes the encoding to w, Len bytes, a block of words at a time.
+func (e *Encoding) WriteTo(w io.Writer) (int64, error) {
+	crc := crc32.New(crcTable)
+	cw := &countWriter{w: io.MultiWriter(w, crc)}
+	head := append(slices.Clip(magic), binary.AppendUvarint(nil, uint64(e.bodyLen()))...)
+	cw.write(head)
+	cw.write(e.head)
+	const block = 8192 // words: 64 KiB of bytes at a time
+	buf := make([]byte, 0, 8*block)
+	for _, words := range [][]uint64{e.low, e.high} {
+		for len(words) > 0 && cw.err == nil {
+			n := min(len(words), block)
+			cw.write(appendWords(buf[:0], words[:n]))
+			words = words[n:]
+		}
+	}
+	cw.write(e.tail)
+	cw.write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	return cw.n, cw.err
+}
+
+// countWriter counts what it writes; the first error sticks.
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) write(p []byte) {
+	if c.err != nil {
+		return
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
 }
 
 func appendString(b []byte, s string) []byte {

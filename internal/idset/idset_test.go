@@ -197,6 +197,18 @@ func TestEncodingSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	// A writer that fails part-way gets its error back, whichever part
+	// of the encoding it fails in.
+	enc, err := s.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{0, 20, len(b) / 2, len(b) - 2} {
+		w := &failingWriter{left: at}
+		if n, err := enc.WriteTo(w); err == nil || n > int64(at) {
+			t.Errorf("WriteTo a writer failing after %d bytes: %d written, err %v", at, n, err)
+		}
+	}
 	g = newIDGen("uuid", 5)
 	for i := range n {
 		id := g.id(i)
@@ -408,4 +420,17 @@ func TestSpillSearch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// failingWriter takes left bytes, then fails.
+type failingWriter struct{ left int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		n := w.left
+		w.left = 0
+		return n, errors.New("disk full")
+	}
+	w.left -= len(p)
+	return len(p), nil
 }

@@ -1,6 +1,7 @@
 package idset
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -121,6 +122,15 @@ func (c *checker) reload() {
 	b, err := c.s.AppendBinary(nil)
 	if err != nil {
 		c.t.Fatalf("AppendBinary: %v", err)
+	}
+	// The streamed form is the same bytes, of the length it announces.
+	enc, err := c.s.Encode()
+	if err != nil {
+		c.t.Fatalf("Encode: %v", err)
+	}
+	var streamed bytes.Buffer
+	if n, err := enc.WriteTo(&streamed); err != nil || n != int64(len(b)) || enc.Len() != len(b) || !bytes.Equal(streamed.Bytes(), b) {
+		c.t.Fatalf("Encoding.WriteTo: %d bytes (Len %d), err %v, equal to AppendBinary's %d: %v", n, enc.Len(), err, len(b), bytes.Equal(streamed.Bytes(), b))
 	}
 	opt := c.opt
 	opt.Source = c.src

@@ -46,6 +46,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/internal/bincodec"
+	"github.com/tracecheck/tracecheck/internal/idset"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/schema"
 )
@@ -126,18 +127,26 @@ type checkpoint struct {
 	sample    []byte
 	runs      []Run
 	checker   []byte
-	ids       []byte
+	ids       []byte          // the ID index's encoding, as read
+	idsEnc    *idset.Encoding // the ID index's encoding, to write
 	lastID    string
 	recentOff []int64 // offsets of the last len(recentOff) lines
 	proj      *Projection
 }
 
-func (c *checkpoint) encode() []byte {
-	size := len(checkpointMagic) + 1024 + len(c.checker) + len(c.ids) + 10*len(c.recentOff) + 64*len(c.runs)
-	if c.proj != nil {
-		size += len(c.proj.Key) + len(c.proj.Data)
-	}
-	e := &bincodec.Encoder{B: append(make([]byte, 0, size), checkpointMagic...)}
+// A checkpoint is written as head, the ID index's encoding, middle, the
+// projection's data and the SHA-256 of all of them: the two large parts
+// (the index at about 1.8 bytes an event for UUID sessions, the
+// projection up to the limit) go to the file from where they are, never
+// copied into one buffer with the rest.
+type checkpointParts struct {
+	head, middle []byte
+	ids          *idset.Encoding
+	projData     []byte
+}
+
+func (c *checkpoint) parts() checkpointParts {
+	e := &bincodec.Encoder{B: append(make([]byte, 0, len(checkpointMagic)+1024+len(c.checker)+64*len(c.runs)), checkpointMagic...)}
 	e.String(rulesVersion)
 	e.String(journal.TraceVersion)
 	e.String(schemaDigest)
@@ -158,23 +167,50 @@ func (c *checkpoint) encode() []byte {
 		e.Uvarint(uint64(r.Events))
 	}
 	e.Bytes(c.checker)
-	e.Bytes(c.ids)
-	e.String(c.lastID)
-	e.Uvarint(uint64(len(c.recentOff)))
+	e.Uvarint(uint64(c.idsEnc.Len()))
+	m := &bincodec.Encoder{B: make([]byte, 0, 64+len(c.lastID)+10*len(c.recentOff))}
+	m.String(c.lastID)
+	m.Uvarint(uint64(len(c.recentOff)))
 	prev := int64(0)
 	for _, off := range c.recentOff {
-		e.Varint(off - prev)
+		m.Varint(off - prev)
 		prev = off
 	}
-	e.Flag(c.proj != nil)
+	m.Flag(c.proj != nil)
+	p := checkpointParts{head: e.B, ids: c.idsEnc, middle: m.B}
 	if c.proj != nil {
-		e.String(c.proj.Key)
-		e.Uvarint(uint64(c.proj.Lines))
-		e.Varint(c.proj.Offset)
-		e.Bytes(c.proj.Data)
+		m.String(c.proj.Key)
+		m.Uvarint(uint64(c.proj.Lines))
+		m.Varint(c.proj.Offset)
+		m.Uvarint(uint64(len(c.proj.Data)))
+		p.middle, p.projData = m.B, c.proj.Data
 	}
-	sum := sha256.Sum256(e.B)
-	return append(e.B, sum[:]...)
+	return p
+}
+
+// len is the checkpoint's size in bytes.
+func (p checkpointParts) len() int {
+	return len(p.head) + p.ids.Len() + len(p.middle) + len(p.projData) + sha256.Size
+}
+
+// writeTo writes the checkpoint to w.
+func (p checkpointParts) writeTo(w io.Writer) error {
+	h := sha256.New()
+	mw := io.MultiWriter(w, h)
+	if _, err := mw.Write(p.head); err != nil {
+		return err
+	}
+	if _, err := p.ids.WriteTo(mw); err != nil {
+		return err
+	}
+	if _, err := mw.Write(p.middle); err != nil {
+		return err
+	}
+	if _, err := mw.Write(p.projData); err != nil {
+		return err
+	}
+	_, err := w.Write(h.Sum(nil))
+	return err
 }
 
 func decodeCheckpoint(b []byte) (*checkpoint, error) {
@@ -289,7 +325,14 @@ func (w *Writer) loadCheckpoint() (*state, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
-	w.proj = c.proj
+	// The projection is cloned out of the checkpoint's bytes, so that they
+	// (megabytes for a large session, the ID index's encoding above all)
+	// are garbage once the state is restored.
+	if c.proj != nil {
+		p := *c.proj
+		p.Data = bytes.Clone(p.Data)
+		w.proj = &p
+	}
 	return st, ""
 }
 
@@ -461,7 +504,7 @@ func (w *Writer) makeCheckpoint() (*checkpoint, error) {
 	if c.checker, err = st.checker.AppendCompactState(nil); err != nil {
 		return nil, err
 	}
-	if c.ids, err = st.ids.appendBinary(nil); err != nil {
+	if c.idsEnc, err = st.ids.encode(); err != nil {
 		return nil, err
 	}
 	c.recentOff = st.recent()
@@ -494,16 +537,16 @@ func (w *Writer) writeCheckpoint() error {
 	if err != nil {
 		return err
 	}
-	b := c.encode()
-	if int64(len(b)) > checkpointLimit && c.proj != nil {
+	p := c.parts()
+	if int64(p.len()) > checkpointLimit && c.proj != nil {
 		c.proj = nil
-		b = c.encode()
+		p = c.parts()
 		w.projDropped = true
 	}
-	if int64(len(b)) > checkpointLimit {
-		return &CheckpointTooLargeError{Bytes: len(b)}
+	if n := p.len(); int64(n) > checkpointLimit {
+		return &CheckpointTooLargeError{Bytes: n}
 	}
-	if err := atomicfile.Write(checkpointPath(w.path), b, 0o644); err != nil {
+	if err := atomicfile.WriteFunc(checkpointPath(w.path), 0o644, p.writeTo); err != nil {
 		return err
 	}
 	w.cpLines, w.projDirty = w.st.lines, false

@@ -143,12 +143,12 @@ func (x *idIndex) add(s *state, id string, off int64) error {
 	return err
 }
 
-// appendBinary appends the set's encoding.
-func (x *idIndex) appendBinary(b []byte) ([]byte, error) {
+// encode returns the set's encoding, to be written as it is streamed.
+func (x *idIndex) encode() (*idset.Encoding, error) {
 	if x.set == nil {
-		return b, errors.New("no event ID to encode")
+		return nil, errors.New("no event ID to encode")
 	}
-	return x.set.AppendBinary(b)
+	return x.set.Encode()
 }
 
 // readBinary restores a set from its encoding, reading IDs back through s.
