@@ -65,38 +65,43 @@ func (s *Set) MarshalBinary() ([]byte, error) { return s.AppendBinary(nil) }
 // general id, a few bytes per run of counter ids, and the newest
 // CheckpointWindow window entries. Encoding reads the spill once.
 func (s *Set) AppendBinary(b []byte) ([]byte, error) {
-	enc, err := s.Encode()
+	if s.err != nil {
+		return b, s.err
+	}
+	body, err := s.encodeHead()
 	if err != nil {
 		return b, err
 	}
+	var e *ef
+	if s.nGen > 0 {
+		if e, err = s.fingerprints(); err != nil {
+			s.err = err
+			return b, err
+		}
+		body = append(body, byte(e.p))
+		body = binary.AppendUvarint(body, uint64(len(e.low)))
+		body = binary.AppendUvarint(body, uint64(len(e.high)))
+	}
+	tail := s.encodeWindow()
+	n := len(body) + len(tail)
+	if e != nil {
+		n += 8 * (len(e.low) + len(e.high))
+	}
 	start := len(b)
-	b = slices.Grow(b, enc.Len())
+	b = slices.Grow(b, len(magic)+binary.MaxVarintLen64+n+4)
 	b = append(b, magic...)
-	b = binary.AppendUvarint(b, uint64(enc.bodyLen()))
-	b = append(b, enc.head...)
-	b = appendWords(b, enc.low)
-	b = appendWords(b, enc.high)
-	b = append(b, enc.tail...)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = append(b, body...)
+	if e != nil {
+		b = appendWords(b, e.low)
+		b = appendWords(b, e.high)
+	}
+	b = append(b, tail...)
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], crcTable)), nil
 }
 
-// Encoding is a set's encoding (the bytes AppendBinary appends) ready to
-// be written: its length is known before a byte is written, and WriteTo
-// writes the Elias-Fano words, which are nearly all of a large set's
-// encoding, from the words themselves, so a caller streaming a checkpoint
-// never holds the encoding's bytes as well as its words.
-type Encoding struct {
-	head      []byte   // the body up to the words
-	low, high []uint64 // the Elias-Fano words (nil without general ids)
-	tail      []byte   // the window
-}
-
-// Encode returns the set's encoding. The set may change afterwards; the
-// Encoding does not.
-func (s *Set) Encode() (*Encoding, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
+// encodeHead returns the body up to the general ids' count included.
+func (s *Set) encodeHead() ([]byte, error) {
 	var body []byte
 	flags := byte(0)
 	if s.opt.Hash != nil {
@@ -145,36 +150,62 @@ func (s *Set) Encode() (*Encoding, error) {
 		body = binary.AppendUvarint(body, runs[i+1]-runs[i])
 		end = runs[i+1]
 	}
-	body = binary.AppendUvarint(body, s.nGen)
-	enc := &Encoding{}
-	if s.nGen > 0 {
-		e, err := s.fingerprints()
-		if err != nil {
-			s.err = err
-			return nil, err
-		}
-		body = append(body, byte(e.p))
-		body = binary.AppendUvarint(body, uint64(len(e.low)))
-		body = binary.AppendUvarint(body, uint64(len(e.high)))
-		enc.low, enc.high = e.low, e.high
-	}
-	enc.head = body
-	var tail []byte
+	return binary.AppendUvarint(body, s.nGen), nil
+}
+
+// encodeWindow returns the window section of the body.
+func (s *Set) encodeWindow() []byte {
 	if s.win == nil {
-		tail = binary.AppendUvarint(tail, 0)
-	} else {
-		tail = binary.AppendUvarint(tail, uint64(min(s.win.count, s.opt.CheckpointWindow)))
-		s.win.each(s.opt.CheckpointWindow, func(e winEntry, id string) {
-			tail = binary.AppendUvarint(tail, e.ord)
-			tail = binary.AppendUvarint(tail, e.pos)
-			tail = appendString(tail, id)
-		})
+		return binary.AppendUvarint(nil, 0)
 	}
-	enc.tail = tail
+	tail := binary.AppendUvarint(nil, uint64(min(s.win.count, s.opt.CheckpointWindow)))
+	s.win.each(s.opt.CheckpointWindow, func(e winEntry, id string) {
+		tail = binary.AppendUvarint(tail, e.ord)
+		tail = binary.AppendUvarint(tail, e.pos)
+		tail = appendString(tail, id)
+	})
+	return tail
+}
+
+// Encoding is a set's encoding (the bytes AppendBinary appends), to be
+// written to a file: its length is known before a byte is written, and
+// WriteTo computes the Elias-Fano words, nearly all of a large set's
+// encoding, as it writes them, so that a checkpoint never holds them in
+// memory (18 MB for 10M UUIDs). WriteTo reads the set: the set must not
+// change between Encode and WriteTo (WriteTo fails if it did).
+type Encoding struct {
+	s           *Set
+	n, nGen     uint64 // the set's size when encoded
+	p, l        uint
+	nLow, nHigh uint64 // Elias-Fano word counts
+	head        []byte // the body up to the words
+	tail        []byte // the window
+}
+
+// Encode returns the set's encoding.
+func (s *Set) Encode() (*Encoding, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	head, err := s.encodeHead()
+	if err != nil {
+		return nil, err
+	}
+	enc := &Encoding{s: s, n: s.n, nGen: s.nGen}
+	if s.nGen > 0 {
+		enc.p = s.fingerprintBits()
+		enc.l = efLowBits(s.nGen, enc.p)
+		enc.nLow = (s.nGen*uint64(enc.l) + 63) / 64
+		enc.nHigh = (s.nGen + 1<<(enc.p-enc.l) + 63) / 64
+		head = append(head, byte(enc.p))
+		head = binary.AppendUvarint(head, enc.nLow)
+		head = binary.AppendUvarint(head, enc.nHigh)
+	}
+	enc.head, enc.tail = head, s.encodeWindow()
 	return enc, nil
 }
 
-func (e *Encoding) bodyLen() int { return len(e.head) + 8*(len(e.low)+len(e.high)) + len(e.tail) }
+func (e *Encoding) bodyLen() int { return len(e.head) + 8*int(e.nLow+e.nHigh) + len(e.tail) }
 
 // Len is the encoding's length in bytes.
 func (e *Encoding) Len() int {
@@ -187,25 +218,90 @@ func varintLen(v uint64) int {
 	return binary.PutUvarint(b[:], v)
 }
 
-// WriteTo writes the encoding to w, Len bytes, a block of words at a time.
+// WriteTo writes the encoding to w, Len bytes: the Elias-Fano low words in
+// one pass over the fingerprints, the high words in a second.
 func (e *Encoding) WriteTo(w io.Writer) (int64, error) {
+	s := e.s
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.n != e.n || s.nGen != e.nGen {
+		return 0, fmt.Errorf("idset: the set gained %d ids since it was encoded", s.n-e.n)
+	}
 	crc := crc32.New(crcTable)
 	cw := &countWriter{w: io.MultiWriter(w, crc)}
-	head := append(slices.Clip(magic), binary.AppendUvarint(nil, uint64(e.bodyLen()))...)
-	cw.write(head)
+	cw.write(magic)
+	cw.write(binary.AppendUvarint(nil, uint64(e.bodyLen())))
 	cw.write(e.head)
-	const block = 8192 // words: 64 KiB of bytes at a time
-	buf := make([]byte, 0, 8*block)
-	for _, words := range [][]uint64{e.low, e.high} {
-		for len(words) > 0 && cw.err == nil {
-			n := min(len(words), block)
-			cw.write(appendWords(buf[:0], words[:n]))
-			words = words[n:]
+	if e.nGen > 0 {
+		ww := &wordWriter{cw: cw, buf: make([]byte, 0, 64<<10)}
+		if e.l > 0 {
+			var i uint64
+			err := s.eachFingerprint(e.p, func(v uint64) {
+				ww.put(i*uint64(e.l), e.l, v&(1<<e.l-1))
+				i++
+			})
+			if err != nil {
+				s.err = err
+				return cw.n, err
+			}
 		}
+		ww.finish(e.nLow)
+		ww = &wordWriter{cw: cw, buf: ww.buf[:0]}
+		var i uint64
+		err := s.eachFingerprint(e.p, func(v uint64) {
+			ww.put(v>>e.l+i, 1, 1)
+			i++
+		})
+		if err != nil {
+			s.err = err
+			return cw.n, err
+		}
+		ww.finish(e.nHigh)
 	}
 	cw.write(e.tail)
 	cw.write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
 	return cw.n, cw.err
+}
+
+// wordWriter writes a bit array a word at a time, little-endian, as bits
+// are set at non-decreasing positions.
+type wordWriter struct {
+	cw  *countWriter
+	buf []byte
+	cur uint64 // the word at index idx
+	idx uint64
+}
+
+// put sets the width low bits of v at bit position at.
+func (w *wordWriter) put(at uint64, width uint, v uint64) {
+	i, off := at/64, at%64
+	w.advance(i)
+	w.cur |= v << off
+	if off+uint64(width) > 64 {
+		w.advance(i + 1)
+		w.cur |= v >> (64 - off)
+	}
+}
+
+// advance emits the words before index i.
+func (w *wordWriter) advance(i uint64) {
+	for w.idx < i {
+		w.buf = binary.LittleEndian.AppendUint64(w.buf, w.cur)
+		w.cur = 0
+		w.idx++
+		if len(w.buf) == cap(w.buf) {
+			w.cw.write(w.buf)
+			w.buf = w.buf[:0]
+		}
+	}
+}
+
+// finish emits the words up to n in all.
+func (w *wordWriter) finish(n uint64) {
+	w.advance(n)
+	w.cw.write(w.buf)
+	w.buf = w.buf[:0]
 }
 
 // countWriter counts what it writes; the first error sticks.
@@ -216,7 +312,7 @@ type countWriter struct {
 }
 
 func (c *countWriter) write(p []byte) {
-	if c.err != nil {
+	if c.err != nil || len(p) == 0 {
 		return
 	}
 	n, err := c.w.Write(p)
@@ -229,14 +325,19 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// fingerprints builds the Elias-Fano form of the top p bits of every
-// general id's hash, from the records partition by partition (in hash
-// order) merged with a decoded set's fingerprints.
-func (s *Set) fingerprints() (*ef, error) {
+// fingerprintBits is the width p of the fingerprints an encoding keeps.
+func (s *Set) fingerprintBits() uint {
 	p := min(uint(bits.Len64(s.nGen))+uint(s.opt.CheckpointBits), maxP)
 	if s.frozen != nil {
 		p = min(p, s.frozenP) // what a decoded set knows of its older ids
 	}
+	return p
+}
+
+// fingerprints builds the Elias-Fano form of the top p bits of every
+// general id's hash (see eachFingerprint).
+func (s *Set) fingerprints() (*ef, error) {
+	p := s.fingerprintBits()
 	if s.frozen != nil && p == s.frozenP && efLowBits(s.nGen, p) == s.frozen.l {
 		// A decoded set: its fingerprints as they are, with the few ids
 		// added since.
@@ -251,11 +352,27 @@ func (s *Set) fingerprints() (*ef, error) {
 	}
 	e := newEFBuilder(s.nGen, p)
 	var i uint64
+	err := s.eachFingerprint(p, func(v uint64) {
+		e.set(i, v)
+		i++
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// eachFingerprint calls fn with the top p bits of every general id's hash
+// in order, from the records partition by partition (in hash order)
+// merged with a decoded set's fingerprints: exactly nGen values, or an
+// error.
+func (s *Set) eachFingerprint(p uint, fn func(v uint64)) error {
+	var i uint64
 	emit := func(v uint64) bool {
 		if i >= s.nGen {
 			return false
 		}
-		e.set(i, v)
+		fn(v)
 		i++
 		return true
 	}
@@ -276,33 +393,33 @@ func (s *Set) fingerprints() (*ef, error) {
 			}
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		slices.Sort(vals)
 		for _, v := range vals {
 			for fok && fv <= v {
 				if !emit(fv) {
-					return nil, errors.New("idset: more fingerprints than general ids")
+					return errors.New("idset: more fingerprints than general ids")
 				}
 				fv, fok = fit.next()
 				fv >>= s.frozenP - p
 			}
 			if !emit(v) {
-				return nil, errors.New("idset: more records than general ids")
+				return errors.New("idset: more records than general ids")
 			}
 		}
 	}
 	for fok {
 		if !emit(fv) {
-			return nil, errors.New("idset: more fingerprints than general ids")
+			return errors.New("idset: more fingerprints than general ids")
 		}
 		fv, fok = fit.next()
 		fv >>= s.frozenP - p
 	}
 	if i != s.nGen {
-		return nil, fmt.Errorf("idset: %d fingerprints for %d general ids", i, s.nGen)
+		return fmt.Errorf("idset: %d fingerprints for %d general ids", i, s.nGen)
 	}
-	return e, nil
+	return nil
 }
 
 // recordFingerprints returns the top p bits of the hash of every general

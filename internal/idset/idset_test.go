@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -208,6 +209,13 @@ func TestEncodingSize(t *testing.T) {
 		if n, err := enc.WriteTo(w); err == nil || n > int64(at) {
 			t.Errorf("WriteTo a writer failing after %d bytes: %d written, err %v", at, n, err)
 		}
+	}
+	// An Encoding describes the set as it was: one that gained an id
+	// since fails instead of writing words that disagree with its head.
+	src.put("one-more")
+	s.Add("one-more", uint64(n)*7+3)
+	if _, err := enc.WriteTo(io.Discard); err == nil {
+		t.Error("WriteTo after the set gained an id: no error")
 	}
 	g = newIDGen("uuid", 5)
 	for i := range n {
