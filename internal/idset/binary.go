@@ -219,7 +219,8 @@ func varintLen(v uint64) int {
 }
 
 // WriteTo writes the encoding to w, Len bytes: the Elias-Fano low words in
-// one pass over the fingerprints, the high words in a second.
+// one pass over the fingerprints, the high words in a second; or, for a
+// decoded set, its words with the ids added since inserted.
 func (e *Encoding) WriteTo(w io.Writer) (int64, error) {
 	s := e.s
 	if s.err != nil {
@@ -233,7 +234,27 @@ func (e *Encoding) WriteTo(w io.Writer) (int64, error) {
 	cw.write(magic)
 	cw.write(binary.AppendUvarint(nil, uint64(e.bodyLen())))
 	cw.write(e.head)
-	if e.nGen > 0 {
+	if e.nGen > 0 && s.frozen != nil && e.p == s.frozenP && e.l == s.frozen.l {
+		// A decoded set: inserting the ids added since into its words
+		// (efmerge.go) is many times faster than two passes over every
+		// fingerprint, for one more copy of words the set already holds.
+		f, err := s.fingerprints()
+		if err != nil {
+			s.err = err
+			return cw.n, err
+		}
+		if uint64(len(f.low)) != e.nLow || uint64(len(f.high)) != e.nHigh {
+			return cw.n, fmt.Errorf("idset: %d+%d Elias-Fano words, the head says %d+%d", len(f.low), len(f.high), e.nLow, e.nHigh)
+		}
+		buf := make([]byte, 0, 64<<10)
+		for _, words := range [][]uint64{f.low, f.high} {
+			for len(words) > 0 && cw.err == nil {
+				n := min(len(words), cap(buf)/8)
+				cw.write(appendWords(buf[:0], words[:n]))
+				words = words[n:]
+			}
+		}
+	} else if e.nGen > 0 {
 		ww := &wordWriter{cw: cw, buf: make([]byte, 0, 64<<10)}
 		if e.l > 0 {
 			var i uint64
