@@ -243,6 +243,15 @@ func Build(srcs []Source, opt Options) (*Page, error) {
 			return nil, err
 		}
 	}
+	if opt.HasThrough {
+		last := int64(-1)
+		for _, r := range p.runs {
+			last = max(last, r.maxSeq)
+		}
+		if opt.Through > last {
+			return nil, &ThroughError{Through: opt.Through, Last: last}
+		}
+	}
 	p.joinTools()
 	p.linkRuns()
 	if err := p.checkFingerprints(srcs); err != nil {
@@ -250,6 +259,20 @@ func Build(srcs []Source, opt Options) (*Page, error) {
 	}
 	p.finishReplays()
 	return p, nil
+}
+
+// ThroughError: Options.Through is past the last sequence of every run,
+// so it would cut nothing (replay refuses such a sequence too).
+type ThroughError struct {
+	Through int64
+	Last    int64 // the largest sequence of any run; -1 when there is none
+}
+
+func (e *ThroughError) Error() string {
+	if e.Last < 0 {
+		return fmt.Sprintf("--through %d: no run has a sequence", e.Through)
+	}
+	return fmt.Sprintf("--through %d is past the end of every run (the last sequence is %d)", e.Through, e.Last)
 }
 
 func (p *Page) addFile(fi int, src Source) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -106,6 +107,10 @@ func runView(e *env, args []string) int {
 			srcs[i] = src
 		}
 		p, err := view.Build(srcs, view.Options{Through: *through, HasThrough: fs.Changed("through")})
+		var te *view.ThroughError
+		if errors.As(err, &te) {
+			return usageError(e, "view", "%s", te.Error())
+		}
 		if err != nil {
 			errorLine(e, "view", err)
 			return exitFailed

@@ -35,6 +35,7 @@ func TestView(t *testing.T) {
 		{"diff wants two", []string{"view", "--diff", s07}, exitUsage, "--diff wants GOLDEN and ACTUAL, got 1", ""},
 		{"through with diff", []string{"view", "--diff", s07, drift, "--through", "1"}, exitUsage, "--through does not go with --diff", ""},
 		{"negative through", []string{"view", s07, "--through", "-1"}, exitUsage, "--through must be a sequence", ""},
+		{"through past the end", []string{"view", s07, "--through", "7"}, exitUsage, "--through 7 is past the end of every run (the last sequence is 6)", ""},
 		{"bad flag", []string{"view", "--frob", s07}, exitUsage, "unknown flag: --frob", ""},
 	}
 	for _, tt := range tests {
