@@ -76,3 +76,60 @@ func TestMemoryBoundedOnInvalidEnvelope(t *testing.T) {
 		t.Errorf("allocated %d bytes (%.1f per line byte), want at most %d", got, float64(got)/L, limit)
 	}
 }
+
+// TestMemoryFlatInRuns: a file of many one-event runs (issue 8 item 9: 1M
+// runs held 797 MB in validate) keeps no more live heap for 200k runs than
+// for 20k: the runs are numbered by an id set and their records live in a
+// paged table, not in a map. The live heap is measured once, after a
+// collection, when nine tenths of the input have been read; the peak of the
+// whole process is in BENCHMARKS.md.
+func TestMemoryFlatInRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("validates 220k runs")
+	}
+	live := func(n int) uint64 {
+		var in bytes.Buffer
+		if err := hostile.Runs(&in, n); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := &measuringReader{r: bytes.NewReader(in.Bytes()), at: in.Len() * 9 / 10}
+		Validate(r, "f")
+		if !r.measured {
+			t.Fatalf("%d runs: the reader never got to nine tenths", n)
+		}
+		if r.heap < before.HeapAlloc {
+			return 0
+		}
+		return r.heap - before.HeapAlloc
+	}
+	small, large := live(20_000), live(200_000)
+	t.Logf("live heap at nine tenths: %d bytes for 20k runs, %d for 200k", small, large)
+	if large > small+4<<20 {
+		t.Errorf("200k runs keep %d bytes of live heap, 20k runs %d: it grows with the runs", large, small)
+	}
+}
+
+// measuringReader records the live heap (after a collection) the first
+// time more than at bytes have been read.
+type measuringReader struct {
+	r        *bytes.Reader
+	at, read int
+	measured bool
+	heap     uint64
+}
+
+func (m *measuringReader) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	m.read += n
+	if !m.measured && m.read > m.at {
+		m.measured = true
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		m.heap = ms.HeapAlloc
+	}
+	return n, err
+}
