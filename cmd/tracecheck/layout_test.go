@@ -19,17 +19,8 @@ const modulePath = "github.com/tracecheck/tracecheck"
 func modulePackages(t *testing.T) (imports map[string][]string, documented map[string]bool) {
 	t.Helper()
 	imports, documented = map[string][]string{}, map[string]bool{}
-	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != repoRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "bin") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+	err := walkGoFiles(func(path string) error {
+		if strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		rel, _ := filepath.Rel(repoRoot, filepath.Dir(path))
@@ -58,6 +49,26 @@ func modulePackages(t *testing.T) (imports map[string][]string, documented map[s
 		t.Fatal(err)
 	}
 	return imports, documented
+}
+
+// walkGoFiles calls fn with the path of every .go file of the module,
+// leaving out hidden folders, testdata, node_modules and bin.
+func walkGoFiles(fn func(path string) error) error {
+	return filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != repoRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		return fn(path)
+	})
 }
 
 func pkgName(rel string) string {
@@ -154,16 +165,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 func TestEveryTestBinaryAcceptsUpdate(t *testing.T) {
 	const goldie = "github.com/sebdah/goldie/v2"
 	hasTests, links := map[string]bool{}, map[string]bool{}
-	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != repoRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "bin") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := walkGoFiles(func(path string) error {
 		if !strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
