@@ -76,23 +76,27 @@ func commands() []command {
 }
 
 func main() {
-	setMemoryLimit()
+	if len(os.Args) > 1 && os.Args[1] == "session" {
+		setMemoryLimit()
+	}
 	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
 }
 
 // softMemoryLimit is the Go heap size from which the collector works
-// harder rather than let garbage pile up. Every command's live heap is a
-// few tens of MB at most (docs/session-store.md, Memory; BENCHMARKS.md),
+// harder rather than let garbage pile up, for the session commands. Their
+// live heap is a few tens of MB at most (docs/session-store.md, Memory),
 // but the collector's default pacing lets garbage grow as large as the live
 // heap before it runs, which doubles the peak RSS of a command that holds
 // a large buffer briefly (a 10M-event UUID session's 18 MB ID index while
 // a checkpoint is read or written: 72 MB peak RSS without the limit, 53 MB
-// with it). A command whose live heap exceeds the limit still works: the
-// runtime caps the collector's share of CPU.
+// with it). It is not set for every command: one whose live heap is larger
+// than the limit (view builds a 200k-event page in a few hundred MB) would
+// collect all the time, 2.8x slower.
 const softMemoryLimit = 48 << 20
 
 // setMemoryLimit sets softMemoryLimit unless the user chose a limit with
-// GOMEMLIMIT.
+// GOMEMLIMIT. main calls it, not run, so that in-process tests keep the
+// runtime's defaults.
 func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(softMemoryLimit)
