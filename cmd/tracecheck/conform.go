@@ -18,7 +18,7 @@ func runConform(e *env, args []string) int {
 			"no exercise), 2 usage error (no command, a command that cannot start), 3 the\n"+
 			"subject broke the protocol (crashed, timed out, wrote a stdout line that is not a\n"+
 			"valid response): one line on stderr names the stdout line and why.")
-	sf := addSubjectFlags(fs)
+	sf := addSubjectFlags(fs, runFormats...)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}

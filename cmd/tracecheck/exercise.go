@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -26,6 +27,7 @@ func exerciseCommands() []command {
 		{"list", "the exercises and your progress", runExerciseList},
 		{"show", "an exercise's statement, criteria and (--hint) hints", runExerciseShow},
 		{"run", "check your subject on an exercise: -- CMD ARGS...", runExerciseRun},
+		{"watch", "check the next exercise again each time you save: -- CMD ARGS...", runExerciseWatch},
 		{"reset", "forget an exercise's progress", runExerciseReset},
 		{"serve", "answer the protocol with tracecheck's own implementation", runExerciseServe},
 	}
@@ -38,6 +40,7 @@ var exerciseUsage = groupUsage("exercise", "SUBCOMMAND [flags]",
 	exerciseCommands,
 	"Start: "+programName+" exercise list; "+programName+" exercise show A;\n"+
 		"       "+programName+" exercise run A -- python3 subject.py\n"+
+		"       "+programName+" exercise watch -- python3 subject.py   (again on every save)\n"+
 		"Starter kits: exercises/python/starter, exercises/go/starter.",
 	"Exit status: 0 ok, 1 a criterion failed, 2 usage error, 3 the subject broke the protocol.")
 
@@ -142,14 +145,21 @@ type subjectFlags struct {
 	format         *string
 }
 
-func addSubjectFlags(fs *pflag.FlagSet) *subjectFlags {
+// addSubjectFlags adds them, --format with the given formats (the first is
+// the default); no formats, no --format (the output is text).
+func addSubjectFlags(fs *pflag.FlagSet, formats ...string) *subjectFlags {
+	format := new(string)
+	*format = "text"
+	if len(formats) > 0 {
+		format = formatFlag(fs, formats...)
+	}
 	return &subjectFlags{
 		seed:           fs.Int64("seed", 0, "generate the cases from `N` (default: a new seed each run, printed so that it can be repeated)"),
 		timeout:        fs.Duration("timeout", subject.DefaultTimeout, "how long to wait for each response (a `DURATION` such as 10s)"),
 		startupTimeout: fs.Duration("startup-timeout", subject.DefaultStartupTimeout, "how long to wait for the answer to hello (interpreters and 'go run' start slowly; a `DURATION`)"),
 		maxResponse:    fs.Int("max-response", subject.DefaultMaxResponseBytes, "the longest response line, in `BYTES`"),
 		reference:      fs.String("reference", "", "also draw cases from the *.trace.jsonl files under `DIR` (default: ../shared/reference beside the tracecheck module, when it exists; --reference= for none)"),
-		format:         formatFlag(fs, runFormats...),
+		format:         format,
 	}
 }
 
@@ -254,7 +264,7 @@ func runExerciseRun(e *env, args []string) int {
 			"3 the subject broke the protocol (crashed, timed out, wrote a stdout line that is not\n"+
 			"a valid response): one line on stderr names the stdout line and why.")
 	state := progressFlag(fs)
-	sf := addSubjectFlags(fs)
+	sf := addSubjectFlags(fs, runFormats...)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -359,4 +369,153 @@ func runExerciseServe(e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+func runExerciseWatch(e *env, args []string) int {
+	const cmd = "exercise watch"
+	fs := newFlags(e, cmd, "exercise watch [--dir DIR] [flags] -- CMD ARGS...",
+		"Work through the exercises the way rustlings watch does: start CMD ARGS (your\n"+
+			"subject) and check the first exercise not done yet; when it passes, go on to the\n"+
+			"next; when it fails, show why and wait until a file under --dir changes (you saved\n"+
+			"your code), then check again. While it waits, a line on standard input is a key:\n"+
+			"r (or an empty line) checks again now, h shows the exercise with its hints, q quits.\n"+
+			"It ends with exit 0 when every exercise is done, on q, or at the end of standard\n"+
+			"input. Files under hidden folders, node_modules and __pycache__ are not watched.\n"+
+			"Progress is kept in the --state file, as exercise run keeps it.")
+	state := progressFlag(fs)
+	dir := fs.String("dir", ".", "watch the files under `DIR` (your subject's folder)")
+	every := fs.Duration("interval", 500*time.Millisecond, "look at the files every `DURATION`")
+	sf := addSubjectFlags(fs)
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.ArgsLenAtDash() > 0 || (fs.ArgsLenAtDash() < 0 && fs.NArg() > 0) {
+		return usageError(e, cmd, "no exercise id: watch checks the first exercise not done yet; give only -- CMD ARGS...")
+	}
+	if *every <= 0 {
+		return usageError(e, cmd, "--interval must be positive")
+	}
+	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+		return usageError(e, cmd, "--dir %s is not a directory", textsafe.Quote(*dir))
+	}
+	cfg, ok := sf.config(e, fs, cmd)
+	if !ok {
+		return exitUsage
+	}
+	p, ok := loadProgress(e, cmd, *state)
+	if !ok {
+		return exitUsage
+	}
+	if _, err := exercise.SnapshotDir(*dir); err != nil {
+		return usageError(e, cmd, "%v", err)
+	}
+	keys := make(chan string)
+	go func() {
+		defer close(keys)
+		sc := bufio.NewScanner(e.stdin)
+		for sc.Scan() {
+			keys <- strings.TrimSpace(sc.Text())
+		}
+	}()
+
+	for {
+		ex := p.Next()
+		if ex == nil {
+			fmt.Fprintf(e.stdout, "Every exercise is done: %s conform -- %s checks them all.\n", programName, exercise.ShellJoin(cfg.Argv))
+			return exitOK
+		}
+		r, err := exercise.RunExercise(cfg, ex, p.PassedSet(ex))
+		switch {
+		case err != nil:
+			fmt.Fprintf(e.stdout, "exercise %s: the subject did not start: %s\n", ex.ID, textsafe.Escape(err.Error()))
+		case r.Status == exercise.Broken:
+			fmt.Fprintf(e.stdout, "exercise %s: the subject broke the protocol: %s\n", ex.ID, textsafe.Escape(r.Protocol))
+			for _, l := range r.Stderr {
+				fmt.Fprintf(e.stdout, "  subject stderr | %s\n", textsafe.Escape(l))
+			}
+		default:
+			if len(r.Exercises) == 1 && r.Exercises[0].Status != exercise.Skipped {
+				p.Record(ex, r.Exercises[0])
+				if err := p.Save(*state); err != nil {
+					errorLine(e, cmd, err)
+				}
+			}
+			r.WriteText(e.stdout, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
+			if r.Status == exercise.Pass {
+				fmt.Fprintf(e.stdout, "exercise %s passes.\n\n", ex.ID)
+				continue
+			}
+		}
+		if quit := waitForChange(e, *dir, *every, keys, ex, p); quit {
+			return exitOK
+		}
+	}
+}
+
+// waitForChange waits, after a check that failed, until a file under dir
+// changes or a key asks to check again (false), or q or the end of input
+// asks to quit (true). The files are compared with their state when the
+// wait begins, so that what the subject itself wrote while it ran does
+// not count as the learner's change.
+func waitForChange(e *env, dir string, every time.Duration, keys <-chan string, ex *exercise.Exercise, p *exercise.Progress) bool {
+	stop := make(chan struct{})
+	defer close(stop)
+	var changes <-chan []string
+	if base, err := exercise.SnapshotDir(dir); err == nil {
+		changes = watchFiles(dir, base, every, stop)
+	} else {
+		fmt.Fprintf(e.stdout, "cannot watch %s: %s\n", textsafe.Quote(dir), textsafe.Escape(err.Error()))
+	}
+	for {
+		fmt.Fprintf(e.stdout, "watching %s: save a file to check again (r: again now, h: hints, q: quit)\n", textsafe.Quote(dir))
+		select {
+		case k, open := <-keys:
+			switch {
+			case !open || k == "q":
+				return true
+			case k == "h":
+				ex.WriteStatement(e.stdout, p, true, programName)
+			case k == "r" || k == "":
+				return false
+			default:
+				fmt.Fprintf(e.stdout, "%s: not a key (r, h or q)\n", textsafe.Quote(k))
+			}
+		case files := <-changes:
+			fmt.Fprintf(e.stdout, "changed: %s\n", textsafe.Quote(files[0]))
+			return false
+		}
+	}
+}
+
+// watchFiles sends the paths that changed under dir, compared with the
+// previous state (first before), each time it sees a change, looking every
+// interval, until stop is closed. A directory it cannot read is looked at
+// again at the next tick.
+func watchFiles(dir string, before exercise.DirState, every time.Duration, stop <-chan struct{}) <-chan []string {
+	changes := make(chan []string)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		prev := before
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			cur, err := exercise.SnapshotDir(dir)
+			if err != nil {
+				continue
+			}
+			if ch := prev.Changed(cur); len(ch) > 0 {
+				prev = cur
+				select {
+				case changes <- ch:
+				case <-stop:
+					return
+				}
+			}
+		}
+	}()
+	return changes
 }

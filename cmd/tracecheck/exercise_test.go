@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var (
@@ -86,6 +88,11 @@ func TestExerciseRunUsageErrors(t *testing.T) {
 		{append(st, "exercise", "run", "A", "--format", "xml", "--", "python3"), "--format must be"},
 		{append(st, "exercise", "run", "A", "--timeout", "0s", "--", "python3"), "must be positive"},
 		{append(st, "exercise", "run", "A", "--reference", "no/such/dir", "--", "python3"), "is not a directory"},
+		{append(st, "exercise", "watch", "A", "--", "python3"), "no exercise id: watch checks the first exercise not done yet"},
+		{append(st, "exercise", "watch", "--format", "json", "--", "python3"), "unknown flag: --format"},
+		{append(st, "exercise", "watch", "--dir", "no/such/dir", "--", "python3"), "--dir no/such/dir is not a directory"},
+		{append(st, "exercise", "watch", "--interval", "0s", "--", "python3"), "--interval must be positive"},
+		{append(st, "exercise", "watch"), "no subject"},
 		{append(st, "exercise", "run", "A", "--", "tracecheck-no-such-program"), "cannot start tracecheck-no-such-program"},
 		{[]string{"conform", "python3", "x.py"}, "put -- before the subject's command line"},
 		{[]string{"conform", "extra", "--", "python3"}, `unexpected argument "extra" before --`},
@@ -273,5 +280,114 @@ func TestExerciseServe(t *testing.T) {
 	if code != exitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"id":1,"ok":true,"protocol":1,`) ||
 		lines[1] != `{"id":2,"ok":false,"error":{"message":"events: a session journal needs at least one event","code":"EMPTY_JOURNAL"}}` {
 		t.Errorf("serve: %d %q %q", code, out, errs)
+	}
+}
+
+// lineWriter sends each line written to it on a channel, so that a test
+// can wait for a line instead of sleeping.
+type lineWriter struct {
+	buf   []byte
+	lines chan string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.lines <- string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// TestExerciseWatch drives `exercise watch` as a learner does: the starter
+// fails exercise A and watch waits; h shows the hints; saving the solution
+// over the starter makes it check again, pass A and go on through every
+// exercise to the end, exit 0. A second watch on the starter ends on q.
+// It waits for lines of output, never for a time.
+func TestExerciseWatch(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	subj := filepath.Join(dir, "subject.py")
+	copyFile(t, pythonStarter, subj)
+	state := filepath.Join(t.TempDir(), "p.json")
+	args := []string{"exercise", "watch", "--dir", dir, "--interval", "20ms", "--state", state, "--seed", "3", "--", "python3", subj}
+
+	stdinR, stdinW := io.Pipe()
+	out := &lineWriter{lines: make(chan string, 1024)}
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run(&env{stdin: stdinR, stdout: out, stderr: &errb}, args) }()
+	var seen []string
+	exit := -1 // the exit status once watch has ended
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.After(2 * time.Minute) // a hung watch fails the test instead of the suite
+		for {
+			if exit >= 0 {
+				// Ended: every line it wrote is already in the channel.
+				select {
+				case l := <-out.lines:
+					seen = append(seen, l)
+					if strings.Contains(l, want) {
+						return
+					}
+					continue
+				default:
+					t.Fatalf("watch ended (exit %d) before %q; output:\n%s\nstderr: %s", exit, want, strings.Join(seen, "\n"), errb.String())
+				}
+			}
+			select {
+			case l := <-out.lines:
+				seen = append(seen, l)
+				if strings.Contains(l, want) {
+					return
+				}
+			case exit = <-done:
+			case <-deadline:
+				t.Fatalf("no %q; output:\n%s", want, strings.Join(seen, "\n"))
+			}
+		}
+	}
+	waitFor("FAIL A1 accepts-valid-journals")
+	waitFor("watching ")
+	io.WriteString(stdinW, "h\n")
+	waitFor("hint:")
+	waitFor("watching ")
+	copyFile(t, pythonSolution, subj)
+	waitFor("changed: ")
+	waitFor("exercise A passes.")
+	waitFor("exercise R passes.")
+	waitFor("Every exercise is done: tracecheck conform -- python3 ")
+	if exit < 0 {
+		exit = <-done
+	}
+	if exit != exitOK {
+		t.Fatalf("exit %d after every exercise passed; stderr %q", exit, errb.String())
+	}
+	stdinW.Close()
+
+	// Progress was kept: a new watch on the starter starts where it left off
+	// only after a reset, so reset A and quit with q.
+	if code, _, errs := runCmd(t, "", "exercise", "reset", "A", "--state", state); code != exitOK {
+		t.Fatalf("reset: %d %s", code, errs)
+	}
+	copyFile(t, pythonStarter, subj)
+	code, got, errs := runCmd(t, "q\n", args...)
+	if code != exitOK || !strings.Contains(got, "exercise run A, seed 3") || !strings.Contains(got, "watching ") || strings.Contains(got, "exercise run B") {
+		t.Errorf("watch then q: exit %d, stdout %q, stderr %q", code, got, errs)
+	}
+}
+
+func copyFile(tb testing.TB, from, to string) {
+	tb.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		tb.Fatal(err)
 	}
 }
