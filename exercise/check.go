@@ -1,7 +1,6 @@
 package exercise
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tracecheck/tracecheck/exercise/reference"
@@ -152,10 +151,4 @@ func dropPath(v jsonv.Value, path []string) jsonv.Value {
 		return v
 	}
 	return v.With(path[0], dropPath(inner, path[1:]))
-}
-
-// isProtocol reports whether err is the subject breaking the protocol.
-func isProtocol(err error) bool {
-	var pe *subject.ProtocolError
-	return errors.As(err, &pe)
 }

@@ -259,47 +259,23 @@ func (s idSet) remove(id string) {
 	s.st.removed[string([]byte(id))] = struct{}{}
 }
 
-// RefBits is a bitset of the numbers k of reference event ids (see
-// RefEventNumber): package journal/store's id index keeps evt-%03d ids in
-// one, a bit each, and the checker's full state (MarshalBinary) writes
-// them as its ranges.
-type RefBits []uint64
+// refBits is a bitset of the numbers k of reference event ids (see
+// RefEventNumber): the checker's full state (MarshalBinary) writes them as
+// their ranges.
+type refBits []uint64
 
-// Has reports whether k (k >= 0) is in the set.
-func (s RefBits) Has(k int) bool { return k/64 < len(s) && s[k/64]&(1<<(k%64)) != 0 }
-
-// Add puts k (k >= 0) in the set, growing it as needed.
-func (s *RefBits) Add(k int) {
+// add puts k (k >= 0) in the set, growing it as needed.
+func (s *refBits) add(k int) {
 	for k/64 >= len(*s) {
 		*s = append(*s, 0)
 	}
 	(*s)[k/64] |= 1 << (k % 64)
 }
 
-// AddRange puts [lo, hi) in the set, a word at a time.
-func (s *RefBits) AddRange(lo, hi int) {
-	if hi <= lo {
-		return
-	}
-	if need := (hi + 63) / 64; need > len(*s) {
-		*s = append(*s, make([]uint64, need-len(*s))...)
-	}
-	b := *s
-	for k := lo; k < hi; {
-		if k%64 == 0 && hi-k >= 64 {
-			b[k/64] = ^uint64(0)
-			k += 64
-			continue
-		}
-		b[k/64] |= 1 << (k % 64)
-		k++
-	}
-}
-
-// AppendRanges appends the set as runs of consecutive numbers: a uvarint
+// appendRanges appends the set as runs of consecutive numbers: a uvarint
 // count, then a (start, length) pair of uvarints per run, found a word at
 // a time. A reference journal's ids are one run whatever its length.
-func (s RefBits) AppendRanges(b []byte) []byte {
+func (s refBits) appendRanges(b []byte) []byte {
 	var ranges []int
 	total := 64 * len(s)
 	for k := 0; k < total; {
@@ -375,7 +351,7 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 	e.String(c.sessionID)
 	e.String(c.runID)
 	e.Varint(c.next)
-	var bits RefBits
+	var bits refBits
 	var other []string
 	n := 0
 	if st := c.ids.st; st != nil && st.set != nil {
@@ -386,7 +362,7 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 			}
 			n++
 			if k, ok := RefEventNumber(id); ok && k < limit {
-				bits.Add(k)
+				bits.add(k)
 			} else {
 				other = append(other, strings.Clone(id))
 			}
@@ -399,7 +375,7 @@ func (c *RunChecker) MarshalBinary() ([]byte, error) {
 		return nil, st.err
 	}
 	e.Uvarint(uint64(n))
-	e.B = bits.AppendRanges(e.B)
+	e.B = bits.appendRanges(e.B)
 	slices.Sort(other) // same state, same bytes
 	e.Uvarint(uint64(len(other)))
 	for _, id := range other {

@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -112,7 +111,7 @@ func decodeEnvelope(c *jsonv.Canonicalizer, raw []byte) (env jsonv.Value, ev Eve
 		return true
 	})
 	if !isObject {
-		return env, ev, nil, &Error{Code: NotObject, Msg: fmt.Sprintf("line holds a JSON %s; an event must be an object", kindOfText(raw))}
+		return env, ev, nil, &Error{Code: NotObject, Msg: fmt.Sprintf("line holds a JSON %s; an event must be an object", jsonv.KindOfText(raw))}
 	}
 	env = jsonv.Obj(ms...)
 	if checkValue(env) {
@@ -184,23 +183,6 @@ func fieldsElement(e []byte) jsonv.Value {
 }
 
 func isContainer(value []byte) bool { return value[0] == '{' || value[0] == '[' }
-
-// kindOfText names the JSON kind of a valid JSON text by its first byte.
-func kindOfText(raw []byte) jsonv.Kind {
-	switch raw[len(raw)-len(bytes.TrimLeft(raw, " \t\r\n"))] {
-	case '{':
-		return jsonv.Object
-	case '[':
-		return jsonv.Array
-	case '"':
-		return jsonv.String
-	case 't', 'f':
-		return jsonv.Bool
-	case 'n':
-		return jsonv.Null
-	}
-	return jsonv.Number
-}
 
 // appendCanonicalEvent appends the canonical encoding of the event env,
 // whose payload member stands for the payload text (see decodeEnvelope):

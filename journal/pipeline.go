@@ -325,66 +325,6 @@ func spanIn(buf []byte, a int, raw, sub []byte) (int, int) {
 	return off, off + len(sub)
 }
 
-// PayloadMembers calls fn with the key and the value as written of each
-// top-level member of a payload in the compact layout. It returns false,
-// having perhaps called fn for some members, when the payload is not in
-// that layout (whitespace, a key with an escape, nil): the caller must then
-// decode it to know its members.
-func PayloadMembers(payload []byte, fn func(key, value []byte)) bool {
-	if len(payload) < 2 || payload[0] != '{' {
-		return false
-	}
-	if len(payload) == 2 {
-		return payload[1] == '}'
-	}
-	for i := 1; ; {
-		ke, ok := scanString(payload, i)
-		if !ok || ke+2 >= len(payload) || payload[ke+1] != ':' {
-			return false
-		}
-		vs := ke + 2
-		var ve int
-		switch c := payload[vs]; {
-		case c == '{' || c == '[':
-			if ve, ok = skipValue(payload, vs); !ok {
-				return false
-			}
-		case c == '"':
-			ve = vs + 1
-			for ve < len(payload) && payload[ve] != '"' {
-				if payload[ve] == '\\' {
-					ve++
-				}
-				ve++
-			}
-			ve++
-		default: // a number or a literal: no whitespace allowed
-			ve = vs
-			for ve < len(payload) && payload[ve] != ',' && payload[ve] != '}' {
-				if c := payload[ve]; c <= ' ' {
-					return false
-				}
-				ve++
-			}
-			if ve == vs {
-				return false
-			}
-		}
-		if ve >= len(payload) {
-			return false
-		}
-		fn(payload[i+1:ke], payload[vs:ve])
-		switch payload[ve] {
-		case ',':
-			i = ve + 1
-		case '}':
-			return ve == len(payload)-1
-		default:
-			return false
-		}
-	}
-}
-
 // Normalize drops session_id, timestamp and provenance.run_id from an
 // event, as the reference labs' normalized fingerprint does. A missing
 // provenance becomes {} as in the reference.

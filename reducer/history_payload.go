@@ -39,24 +39,7 @@ func (p payloadText) fields(keys ...string) []payloadText {
 func (p payloadText) isTrue() bool { return string(p) == "true" }
 
 // kind returns p's JSON kind; Invalid for no text.
-func (p payloadText) kind() jsonv.Kind {
-	if len(p) == 0 {
-		return jsonv.Invalid
-	}
-	switch p[0] {
-	case '{':
-		return jsonv.Object
-	case '[':
-		return jsonv.Array
-	case '"':
-		return jsonv.String
-	case 't', 'f':
-		return jsonv.Bool
-	case 'n':
-		return jsonv.Null
-	}
-	return jsonv.Number
-}
+func (p payloadText) kind() jsonv.Kind { return jsonv.KindOfText(p) }
 
 // scalar returns p as a Value when it is a scalar (a string's text is
 // decoded, a number spelt as Python spells it), and an empty container of

@@ -41,17 +41,6 @@ const (
 	BuiltinCheckpointEdit  = "checkpoint_edit"
 )
 
-// Builtins returns the built-in tools, in the order the README documents
-// them.
-func Builtins() []string {
-	return []string{
-		BuiltinEcho, BuiltinInspectArtifact,
-		BuiltinReadFile, BuiltinWriteFile, BuiltinReplaceText,
-		BuiltinMemorySearch, BuiltinLoadSkill,
-		BuiltinSandboxedFetch, BuiltinCheckpointEdit,
-	}
-}
-
 // Tool error types, named as the reference's exception classes.
 const (
 	ToolValidationError = "ToolValidationError"

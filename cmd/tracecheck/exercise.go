@@ -293,12 +293,7 @@ func runExerciseRun(e *env, args []string) int {
 	if err != nil {
 		return startFailed(e, cmd, err)
 	}
-	if len(r.Exercises) == 1 && r.Exercises[0].Status != exercise.Skipped {
-		p.Record(ex, r.Exercises[0])
-		if err := p.Save(*state); err != nil {
-			errorLine(e, cmd, err)
-		}
-	}
+	recordResult(e, cmd, p, ex, r, *state)
 	code := finish(e, cmd, *sf.format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
 	if *sf.format == "text" && r.Status == exercise.Pass {
 		fmt.Fprintf(e.stdout, "exercise %s passes.", ex.ID)
@@ -311,6 +306,17 @@ func runExerciseRun(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "more help: %s exercise show %s --hint\n", programName, ex.ID)
 	}
 	return code
+}
+
+// recordResult keeps the result of a run of ex in the progress file path
+// (a run that checked nothing, the subject lacking the ops, is not kept).
+func recordResult(e *env, cmd string, p *exercise.Progress, ex *exercise.Exercise, r *exercise.Report, path string) {
+	if len(r.Exercises) == 1 && r.Exercises[0].Status != exercise.Skipped {
+		p.Record(ex, r.Exercises[0])
+		if err := p.Save(path); err != nil {
+			errorLine(e, cmd, err)
+		}
+	}
 }
 
 func runExerciseReset(e *env, args []string) int {
@@ -439,12 +445,7 @@ func runExerciseWatch(e *env, args []string) int {
 				fmt.Fprintf(e.stdout, "  subject stderr | %s\n", textsafe.Escape(l))
 			}
 		default:
-			if len(r.Exercises) == 1 && r.Exercises[0].Status != exercise.Skipped {
-				p.Record(ex, r.Exercises[0])
-				if err := p.Save(*state); err != nil {
-					errorLine(e, cmd, err)
-				}
-			}
+			recordResult(e, cmd, p, ex, r, *state)
 			r.WriteText(e.stdout, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
 			// Going on needs the progress to have moved: an exercise that
 			// passes without being recorded as done would be checked again

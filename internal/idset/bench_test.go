@@ -137,7 +137,7 @@ func (m mapIDs) memBytes() int64  { return 0 }
 func (m mapIDs) diskBytes() int64 { return 0 }
 
 // refBitsIDs is journal's idSet as it was when this package was written
-// (check.go: RefEventNumber, RefBits, a map for the rest), the baseline
+// (journal/check.go's RefEventNumber, a bitset, a map for the rest), the baseline
 // that the evt-%03d path must not fall behind.
 type refBitsIDs struct {
 	bits  []uint64

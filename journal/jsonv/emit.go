@@ -467,6 +467,28 @@ func MemberText(src []byte, key string) (value []byte, ok bool) {
 	return value, ok
 }
 
+// KindOfText names the JSON kind of the valid JSON text raw (leading white
+// space allowed) by its first byte; Invalid for no text.
+func KindOfText(raw []byte) Kind {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return Invalid
+	}
+	switch raw[0] {
+	case '{':
+		return Object
+	case '[':
+		return Array
+	case '"':
+		return String
+	case 't', 'f':
+		return Bool
+	case 'n':
+		return Null
+	}
+	return Number
+}
+
 // StringText returns the text of the valid JSON string literal lit (quotes
 // included); ok is false when lit is not a string.
 func StringText(lit []byte) (string, bool) {

@@ -3,7 +3,6 @@
 package store
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 
@@ -86,11 +85,4 @@ func typeName(t uint32) string {
 		return "a socket"
 	}
 	return "of an unknown type"
-}
-
-// isFileType reports whether err is a refusal of openFile's to open
-// something other than a regular file.
-func isFileType(err error) bool {
-	var te *FileTypeError
-	return errors.As(err, &te)
 }

@@ -38,9 +38,6 @@ type Normalizer struct {
 // NewNormalizer returns a Normalizer with no names given yet.
 func NewNormalizer() *Normalizer { return &Normalizer{ids: map[string]string{}} }
 
-// Names returns how many binding names have been given.
-func (z *Normalizer) Names() int { return len(z.ids) }
-
 // Event returns the tolerant form of one event.
 func (z *Normalizer) Event(v jsonv.Value) jsonv.Value {
 	if v.Kind() != jsonv.Object {

@@ -114,16 +114,6 @@ func bindingName(s string) (string, bool) {
 	return name, true
 }
 
-// IsBindingName reports whether name can be written as "[name]".
-func IsBindingName(name string) bool {
-	n, ok := bindingName("[" + name + "]")
-	if !ok {
-		return false
-	}
-	k, _ := Classify("[" + n + "]")
-	return k == Binding
-}
-
 // Escape returns s as an expected string that matches exactly s: s itself
 // when it reads as a literal, else s behind the escape character.
 func Escape(s string) string {
