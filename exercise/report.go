@@ -33,12 +33,6 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return jsonout.Write(w, r)
 }
 
-// safe makes text that came from the subject or from input files safe to
-// print on a terminal (textsafe.Escape): control characters, ANSI escapes,
-// bidi overrides and invalid bytes are written as Go escapes; quotes and
-// backslashes are kept, so JSON stays readable.
-func safe(s string) string { return textsafe.Escape(s) }
-
 // requestLimit bounds how much of a request the text report quotes.
 const requestLimit = 600
 
@@ -73,14 +67,14 @@ func (r *Report) WriteText(w io.Writer, rerun string) {
 	if len(r.Stderr) > 0 && r.Status == Fail {
 		fmt.Fprintf(w, "subject stderr (last %d lines):\n", len(r.Stderr))
 		for _, l := range r.Stderr {
-			fmt.Fprintf(w, "  | %s\n", safe(l))
+			fmt.Fprintf(w, "  | %s\n", textsafe.Escape(l))
 		}
 	}
 	if r.Message != "" {
-		fmt.Fprintf(w, "%s\n", safe(r.Message))
+		fmt.Fprintf(w, "%s\n", textsafe.Escape(r.Message))
 	}
 	if r.Status == Fail && rerun != "" && r.anyFailed() {
-		fmt.Fprintf(w, "run again with the same cases: %s\n", safe(rerun))
+		fmt.Fprintf(w, "run again with the same cases: %s\n", textsafe.Escape(rerun))
 	}
 }
 
@@ -95,9 +89,9 @@ func (r *Report) anyFailed() bool {
 
 func (r *Report) subjectName() string {
 	if r.Hello == nil {
-		return safe(ShellJoin(r.Argv))
+		return textsafe.Escape(ShellJoin(r.Argv))
 	}
-	return fmt.Sprintf("%s (%s): %s", textsafe.Quote(r.Hello.Name), textsafe.Quote(r.Hello.Language), safe(ShellJoin(r.Argv)))
+	return fmt.Sprintf("%s (%s): %s", textsafe.Quote(r.Hello.Name), textsafe.Quote(r.Hello.Language), textsafe.Escape(ShellJoin(r.Argv)))
 }
 
 // ShellJoin writes a command line as a POSIX shell would read it back:
@@ -175,10 +169,10 @@ func writeExercise(w io.Writer, ex ExerciseResult, onlyFailures bool) {
 func writeFailure(w io.Writer, c CriterionResult) {
 	f := c.Failure
 	fmt.Fprintf(w, "       criterion: %s\n", c.Accept)
-	fmt.Fprintf(w, "       case:      %s\n", safe(f.Case))
-	fmt.Fprintf(w, "       request:   %s\n", safe(summarizeRequest(f.Request)))
-	fmt.Fprintf(w, "       at %s: expected %s, actual %s\n", safe(f.Pointer), safe(f.Expected), safe(f.Actual))
-	fmt.Fprintf(w, "       %s\n", safe(f.Message))
+	fmt.Fprintf(w, "       case:      %s\n", textsafe.Escape(f.Case))
+	fmt.Fprintf(w, "       request:   %s\n", textsafe.Escape(summarizeRequest(f.Request)))
+	fmt.Fprintf(w, "       at %s: expected %s, actual %s\n", textsafe.Escape(f.Pointer), textsafe.Escape(f.Expected), textsafe.Escape(f.Actual))
+	fmt.Fprintf(w, "       %s\n", textsafe.Escape(f.Message))
 	fmt.Fprintf(w, "       hint: %s\n", strings.ReplaceAll(c.Hint, "\n", "\n             "))
 }
 

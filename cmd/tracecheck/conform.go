@@ -18,7 +18,8 @@ func runConform(e *env, args []string) int {
 			"no exercise), 2 usage error (no command, a command that cannot start), 3 the\n"+
 			"subject broke the protocol (crashed, timed out, wrote a stdout line that is not a\n"+
 			"valid response): one line on stderr names the stdout line and why.")
-	sf := addSubjectFlags(fs, runFormats...)
+	sf := addSubjectFlags(fs)
+	format := formatFlag(fs, runFormats...)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -38,5 +39,5 @@ func runConform(e *env, args []string) int {
 	if err != nil {
 		return startFailed(e, cmd, err)
 	}
-	return finish(e, cmd, *sf.format, r, rerunLine("conform", cfg.Seed, cfg.Argv))
+	return finish(e, cmd, *format, r, rerunLine("conform", cfg.Seed, cfg.Argv))
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -142,24 +143,15 @@ type subjectFlags struct {
 	startupTimeout *time.Duration
 	maxResponse    *int
 	reference      *string
-	format         *string
 }
 
-// addSubjectFlags adds them, --format with the given formats (the first is
-// the default); no formats, no --format (the output is text).
-func addSubjectFlags(fs *pflag.FlagSet, formats ...string) *subjectFlags {
-	format := new(string)
-	*format = "text"
-	if len(formats) > 0 {
-		format = formatFlag(fs, formats...)
-	}
+func addSubjectFlags(fs *pflag.FlagSet) *subjectFlags {
 	return &subjectFlags{
 		seed:           fs.Int64("seed", 0, "generate the cases from `N` (default: a new seed each run, printed so that it can be repeated)"),
 		timeout:        fs.Duration("timeout", subject.DefaultTimeout, "how long to wait for each response (a `DURATION` such as 10s)"),
 		startupTimeout: fs.Duration("startup-timeout", subject.DefaultStartupTimeout, "how long to wait for the answer to hello (interpreters and 'go run' start slowly; a `DURATION`)"),
 		maxResponse:    fs.Int("max-response", subject.DefaultMaxResponseBytes, "the longest response line, in `BYTES`"),
 		reference:      fs.String("reference", "", "also draw cases from the *.trace.jsonl files under `DIR` (default: ../shared/reference beside the tracecheck module, when it exists; --reference= for none)"),
-		format:         format,
 	}
 }
 
@@ -233,13 +225,24 @@ func finish(e *env, cmd, format string, r *exercise.Report, rerun string) int {
 		return exitFailed
 	}
 	if r.Status == exercise.Broken {
-		fmt.Fprintf(e.stderr, "%s %s: the subject broke the protocol: %s\n", programName, cmd, textsafe.Escape(r.Protocol))
-		for _, l := range r.Stderr {
-			fmt.Fprintf(e.stderr, "  subject stderr | %s\n", textsafe.Escape(l))
-		}
+		writeBroken(e.stderr, programName+" "+cmd, r)
 		return exitProtocol
 	}
 	return r.ExitCode()
+}
+
+// writeBroken says that the subject broke the protocol, after prefix, with
+// the tail of its stderr.
+func writeBroken(w io.Writer, prefix string, r *exercise.Report) {
+	fmt.Fprintf(w, "%s: the subject broke the protocol: %s\n", prefix, textsafe.Escape(r.Protocol))
+	for _, l := range r.Stderr {
+		fmt.Fprintf(w, "  subject stderr | %s\n", textsafe.Escape(l))
+	}
+}
+
+// allDone is what run and watch say once every exercise passes.
+func allDone(argv []string) string {
+	return fmt.Sprintf("Every exercise is done: %s conform -- %s checks them all.", programName, exercise.ShellJoin(argv))
 }
 
 // rerunLine is the command line that repeats a run with the same cases.
@@ -264,7 +267,8 @@ func runExerciseRun(e *env, args []string) int {
 			"3 the subject broke the protocol (crashed, timed out, wrote a stdout line that is not\n"+
 			"a valid response): one line on stderr names the stdout line and why.")
 	state := progressFlag(fs)
-	sf := addSubjectFlags(fs, runFormats...)
+	sf := addSubjectFlags(fs)
+	format := formatFlag(fs, runFormats...)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -294,15 +298,15 @@ func runExerciseRun(e *env, args []string) int {
 		return startFailed(e, cmd, err)
 	}
 	recordResult(e, cmd, p, ex, r, *state)
-	code := finish(e, cmd, *sf.format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
-	if *sf.format == "text" && r.Status == exercise.Pass {
+	code := finish(e, cmd, *format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
+	if *format == "text" && r.Status == exercise.Pass {
 		fmt.Fprintf(e.stdout, "exercise %s passes.", ex.ID)
 		if next := p.Next(); next != nil {
 			fmt.Fprintf(e.stdout, " next: %s exercise show %s\n", programName, next.ID)
 		} else {
-			fmt.Fprintf(e.stdout, " Every exercise is done: %s conform -- %s checks them all.\n", programName, exercise.ShellJoin(cfg.Argv))
+			fmt.Fprintf(e.stdout, " %s\n", allDone(cfg.Argv))
 		}
-	} else if *sf.format == "text" && r.Status == exercise.Fail && len(r.Exercises) == 1 && r.Exercises[0].Status == exercise.Fail {
+	} else if *format == "text" && r.Status == exercise.Fail && len(r.Exercises) == 1 && r.Exercises[0].Status == exercise.Fail {
 		fmt.Fprintf(e.stdout, "more help: %s exercise show %s --hint\n", programName, ex.ID)
 	}
 	return code
@@ -387,7 +391,10 @@ func runExerciseWatch(e *env, args []string) int {
 			"r (or an empty line) checks again now, h shows the exercise with its hints, q quits.\n"+
 			"It ends with exit 0 when every exercise is done, on q, or at the end of standard\n"+
 			"input. Files under hidden folders, node_modules and __pycache__ are not watched.\n"+
-			"Progress is kept in the --state file, as exercise run keeps it.")
+			"Progress is kept in the --state file, as exercise run keeps it. One seed (--seed,\n"+
+			"or one picked at the start) serves every check of the watch.\n\n"+
+			"Exit 0 done or quit, 2 usage error (an unknown flag, no command, --dir not a\n"+
+			"directory or holding more than 10,000 files).")
 	state := progressFlag(fs)
 	dir := fs.String("dir", ".", "watch the files under `DIR` (your subject's folder)")
 	every := fs.Duration("interval", 500*time.Millisecond, "look at the files every `DURATION`")
@@ -432,7 +439,7 @@ func runExerciseWatch(e *env, args []string) int {
 	for {
 		ex := p.Next()
 		if ex == nil {
-			fmt.Fprintf(e.stdout, "Every exercise is done: %s conform -- %s checks them all.\n", programName, exercise.ShellJoin(cfg.Argv))
+			fmt.Fprintln(e.stdout, allDone(cfg.Argv))
 			return exitOK
 		}
 		r, err := exercise.RunExercise(cfg, ex, p.PassedSet(ex))
@@ -440,10 +447,8 @@ func runExerciseWatch(e *env, args []string) int {
 		case err != nil:
 			fmt.Fprintf(e.stdout, "exercise %s: the subject did not start: %s\n", ex.ID, textsafe.Escape(err.Error()))
 		case r.Status == exercise.Broken:
-			fmt.Fprintf(e.stdout, "exercise %s: the subject broke the protocol: %s\n", ex.ID, textsafe.Escape(r.Protocol))
-			for _, l := range r.Stderr {
-				fmt.Fprintf(e.stdout, "  subject stderr | %s\n", textsafe.Escape(l))
-			}
+			recordResult(e, cmd, p, ex, r, *state)
+			writeBroken(e.stdout, "exercise "+ex.ID, r)
 		default:
 			recordResult(e, cmd, p, ex, r, *state)
 			r.WriteText(e.stdout, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
@@ -462,21 +467,23 @@ func runExerciseWatch(e *env, args []string) int {
 }
 
 // waitForChange waits, after a check that failed, until a file under dir
-// changes or a key asks to check again (false), or q or the end of input
-// asks to quit (true). The files are compared with their state when the
-// wait begins, so that what the subject itself wrote while it ran does
-// not count as the learner's change.
+// changes (looking every interval) or a key asks to check again (false),
+// or q or the end of input asks to quit (true). The files are compared with
+// their state when the wait begins, so that what the subject itself wrote
+// while it ran does not count as the learner's change.
 func waitForChange(e *env, dir string, every time.Duration, keys <-chan string, ex *exercise.Exercise, p *exercise.Progress) bool {
-	stop := make(chan struct{})
-	defer close(stop)
-	var changes <-chan []string
-	if base, err := exercise.SnapshotDir(dir); err == nil {
-		changes = watchFiles(dir, base, every, stop)
-	} else {
+	base, err := exercise.SnapshotDir(dir)
+	if err != nil {
 		fmt.Fprintf(e.stdout, "cannot watch %s: %s\n", textsafe.Quote(dir), textsafe.Escape(err.Error()))
 	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	prompt := true
 	for {
-		fmt.Fprintf(e.stdout, "watching %s: save a file to check again (r: again now, h: hints, q: quit)\n", textsafe.Quote(dir))
+		if prompt {
+			fmt.Fprintf(e.stdout, "watching %s: save a file to check again (r: again now, h: hints, q: quit)\n", textsafe.Quote(dir))
+		}
+		prompt = true
 		select {
 		case k, open := <-keys:
 			switch {
@@ -489,42 +496,17 @@ func waitForChange(e *env, dir string, every time.Duration, keys <-chan string, 
 			default:
 				fmt.Fprintf(e.stdout, "%s: not a key (r, h or q)\n", textsafe.Quote(k))
 			}
-		case files := <-changes:
-			fmt.Fprintf(e.stdout, "changed: %s\n", textsafe.Quote(files[0]))
-			return false
-		}
-	}
-}
-
-// watchFiles sends the paths that changed under dir, compared with the
-// previous state (first before), each time it sees a change, looking every
-// interval, until stop is closed. A directory it cannot read is looked at
-// again at the next tick.
-func watchFiles(dir string, before exercise.DirState, every time.Duration, stop <-chan struct{}) <-chan []string {
-	changes := make(chan []string)
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		prev := before
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
+		case <-tick.C:
+			prompt = false
+			if base == nil {
+				continue // not readable when the wait began: keys only
 			}
-			cur, err := exercise.SnapshotDir(dir)
-			if err != nil {
-				continue
-			}
-			if ch := prev.Changed(cur); len(ch) > 0 {
-				prev = cur
-				select {
-				case changes <- ch:
-				case <-stop:
-					return
+			if cur, err := exercise.SnapshotDir(dir); err == nil {
+				if files := base.Changed(cur); len(files) > 0 {
+					fmt.Fprintf(e.stdout, "changed: %s\n", textsafe.Quote(files[0]))
+					return false
 				}
 			}
 		}
-	}()
-	return changes
+	}
 }
