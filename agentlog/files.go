@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
+	"github.com/tracecheck/tracecheck/internal/regularfile"
 )
 
 // Input is one file to lint: a path named on the command line, or one
@@ -44,7 +45,7 @@ func Walk(arg string, fn func(in Input, err error) error) error {
 	}
 	if !st.IsDir() {
 		if !st.Mode().IsRegular() {
-			return fn(Input{Path: arg, Rel: filepath.Base(arg)}, &fs.PathError{Op: "open", Path: arg, Err: errors.New("not a regular file")})
+			return fn(Input{Path: arg, Rel: filepath.Base(arg)}, &fs.PathError{Op: "open", Path: arg, Err: regularfile.ErrNotRegular})
 		}
 		return fn(Input{Path: arg, Rel: filepath.Base(arg)}, nil)
 	}

@@ -50,6 +50,7 @@ type FileReport struct {
 	fixes   []fix
 	session string // the session id the file names first
 	ids     IDSet  // the entry ids of the file, so repairs mint new ones that do not collide
+	idsErr  error  // the error that stopped one of lint's id sets (reported as READ_FAILED)
 }
 
 // Failed reports whether the file has an error or a warning.

@@ -89,7 +89,4 @@ func (f *flatSet) Close() {
 		f.s.Close()
 		f.s = nil
 	}
-	if f.err == nil {
-		f.err = fmt.Errorf("agentlog: the id set is closed")
-	}
 }

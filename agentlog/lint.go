@@ -128,7 +128,7 @@ type checker struct {
 
 	tsSummaryLine int // the harness's last compaction_summary row not yet followed by history_compacted
 
-	idsFailed bool // an id set stopped (IDSet.Err): reported once, at its line
+	idsFailed bool // an id set stopped (IDSet.Err): reported once, at its line; no UNREACHABLE from then on
 }
 
 type leafInfo struct {
@@ -229,7 +229,8 @@ func (c *checker) checkIDSets(line int) {
 	for _, s := range []IDSet{c.entries, c.broken, c.calls} {
 		if err := s.Err(); err != nil {
 			c.idsFailed = true
-			c.add(line, ReadFailed, Error, err.Error()+"; from this line on DUPLICATE_ID, DANGLING_PARENT, ORPHAN_RESULT and UNREACHABLE are not checked")
+			c.rep.idsErr = err
+			c.add(line, ReadFailed, Error, err.Error()+"; from this line on DUPLICATE_ID, DANGLING_PARENT, ORPHAN_RESULT, MIXED_SESSION (Claude Code: a line whose parent is not in the file) and UNREACHABLE are not checked")
 			return
 		}
 	}
@@ -344,7 +345,7 @@ func (c *checker) checkEntry(rec *Record, mixed bool) {
 			} else {
 				c.add(rec.Line, DanglingParent, Error, msg+"; no single earlier entry fits, so it is not re-linked", rec.ID, rec.Parent)
 			}
-		case c.broken.Has(rec.Parent):
+		case !c.idsFailed && c.broken.Has(rec.Parent):
 			brk = true
 		}
 		c.unleaf(rec.Parent)
@@ -537,7 +538,7 @@ func (c *checker) finish() {
 	if leaf.line == 0 {
 		leaf = c.last
 	}
-	if leaf.broken {
+	if leaf.broken && !c.idsFailed {
 		total := c.entries.Len()
 		c.add(leaf.line, Unreachable, Error, fmt.Sprintf("the latest entry %s descends from a dangling parent (see DANGLING_PARENT): a resume starts here and loads only the entries below the break; the %d entries of this file above it are never loaded",
 			q(leaf.id), total-c.broken.Len()), leaf.id)

@@ -43,12 +43,13 @@ func Repair(open func() (io.ReadCloser, error), name string, out io.Writer, side
 	}
 	rep := lint(rc, name, opt, true)
 	rc.Close()
-	if rep.ids != nil {
-		defer rep.ids.Close()
-	}
 	res := &RepairResult{Report: rep}
 	if rep.Format == Unknown || rep.Format == Trace {
 		return res, fmt.Errorf("%s: lint --repair reads codex, claude-code, pi or ts-harness files, not %s", name, rep.Format)
+	}
+	defer rep.ids.Close() // lint keeps the entry ids for every other format
+	if err := rep.idsErr; err != nil {
+		return res, fmt.Errorf("%s: not repaired: %v", name, err)
 	}
 	if rep.Counts[ReadFailed] > 0 || rep.Counts[LineTooLong] > 0 {
 		return res, fmt.Errorf("%s: not repaired: a line could not be read whole, so a copy would lose it", name)
@@ -60,10 +61,6 @@ func Repair(open func() (io.ReadCloser, error), name string, out io.Writer, side
 	defer rc.Close()
 	rw := &repairWriter{res: res, format: rep.Format, out: bufio.NewWriterSize(out, 256<<10), side: side,
 		ids: rep.ids, reparent: map[string]string{}}
-	if rw.ids == nil {
-		rw.ids = NewIDSet()
-		defer rw.ids.Close()
-	}
 	if err := rw.run(rc, rep.fixes, opt.MaxLine); err != nil {
 		return res, err
 	}

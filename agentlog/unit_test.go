@@ -107,6 +107,17 @@ func TestIDSetIsExact(t *testing.T) {
 	if !s.Has("a") || !s.Has("") || s.Has("c") || s.Len() != 3 || s.Add("b") {
 		t.Error("IDSet")
 	}
+	s.Close()
+
+	s = NewIDSet()
+	defer s.Close()
+	u := "5f2c9a10-1111-4222-8333-944455556666"
+	if !s.Add(u) || s.Add(u) || s.Has(strings.ToUpper(u)) || !s.Add(strings.ToUpper(u)) || s.Len() != 2 {
+		t.Error("a UUID and its uppercase spelling are two ids")
+	}
+	if s.Has("5f2c9a10-1111-4222-8333-94445555666") || s.Has("5f2c9a10x1111-4222-8333-944455556666") {
+		t.Error("near-UUIDs")
+	}
 }
 
 func TestCodesDocumented(t *testing.T) {
@@ -137,17 +148,6 @@ func TestLongLineIsSkipped(t *testing.T) {
 	}
 }
 
-func TestIDSetUUIDsAndOthersDoNotMix(t *testing.T) {
-	s := NewIDSet()
-	u := "5f2c9a10-1111-4222-8333-944455556666"
-	if !s.Add(u) || s.Add(u) || s.Has(strings.ToUpper(u)) || !s.Add(strings.ToUpper(u)) || s.Len() != 2 {
-		t.Error("a UUID and its uppercase spelling are two ids")
-	}
-	if s.Has("5f2c9a10-1111-4222-8333-94445555666") || s.Has("5f2c9a10x1111-4222-8333-944455556666") {
-		t.Error("near-UUIDs")
-	}
-}
-
 // claudeChain is a Claude Code transcript of n user entries chained by
 // parentUuid, with UUID-shaped ids.
 func claudeChain(n int) string {
@@ -163,7 +163,8 @@ func claudeChain(n int) string {
 
 // TestIDSetFailureIsReported: when the id set's temporary file cannot be
 // created, lint says so (READ_FAILED, once, at the line where it
-// happened) instead of inventing findings, and import and repair fail.
+// happened) instead of inventing findings (no UNREACHABLE from a chain
+// that broke before the failure), and import and repair fail with the error.
 func TestIDSetFailureIsReported(t *testing.T) {
 	in := claudeChain(20000) // more id bytes than an id set keeps in memory
 	if rep := Lint(strings.NewReader(in), "t", Options{}); rep.Failed() {
@@ -177,5 +178,24 @@ func TestIDSetFailureIsReported(t *testing.T) {
 	}
 	if _, err := Import(strings.NewReader(in), "t", ClaudeCode, io.Discard); err == nil || !strings.Contains(err.Error(), "TMPDIR") {
 		t.Errorf("import: %v, want the id set's error", err)
+	}
+	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(in)), nil }
+	noSide := func() (io.Writer, error) { return io.Discard, nil }
+	if _, err := Repair(open, "t", io.Discard, noSide, Options{}); err == nil || !strings.Contains(err.Error(), "not repaired") ||
+		!strings.Contains(err.Error(), "TMPDIR") {
+		t.Errorf("repair: %v, want the id set's error", err)
+	}
+
+	// Once the sets fail, Has answers true: an entry whose chain broke
+	// before the failure must not make a later root's child UNREACHABLE.
+	root := `{"parentUuid":null,"isSidechain":false,"sessionId":"5f2c9a10-1111-4222-8333-944455556666","type":"user","message":{"role":"user","content":"hi"},"uuid":"new-root","timestamp":"2026-01-01T00:00:00Z"}` + "\n"
+	child := strings.NewReplacer(`"parentUuid":null`, `"parentUuid":"new-root"`, `"uuid":"new-root"`, `"uuid":"new-child"`).Replace(root)
+	broken := strings.Replace(in, `"parentUuid":null`, `"parentUuid":"gone"`, 1) + root + child
+	rep = Lint(strings.NewReader(broken), "t", Options{})
+	if rep.Counts[ReadFailed] != 1 || rep.Counts[DanglingParent] != 1 {
+		t.Errorf("findings %v, want one DANGLING_PARENT and one READ_FAILED", got(rep))
+	}
+	if n := rep.Counts[Unreachable]; n != 0 {
+		t.Errorf("%d UNREACHABLE after the id set failed: %v", n, got(rep))
 	}
 }

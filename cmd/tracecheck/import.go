@@ -18,7 +18,9 @@ func runImport(e *env, args []string) int {
 			"(detected the same way).\n"+
 			"The mapping is in docs/agent-logs.md. Lines the agent itself would skip (not\n"+
 			"JSON) are skipped and counted on stderr; tracecheck lint says what they are.\n"+
-			"Exit 0 on success, 1 when the file holds nothing to import, 2 on usage errors.")
+			"Exit 0 on success; 1 when the format cannot be detected, the input is already\n"+
+			"Trace, the file holds nothing to import, or reading it, writing the output or\n"+
+			"keeping the ids seen (a temporary file under $TMPDIR) fails; 2 on usage errors.")
 	from := fs.String("from", "", "the file's `FORMAT`: codex, claude-code, pi or ts-harness")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
