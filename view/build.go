@@ -2,7 +2,6 @@ package view
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -122,16 +121,15 @@ type fileInfo struct {
 	First    int // first row
 	Rows     int
 	Lines    int // lines read (rows may stop earlier at Limits.Events)
-	Problems []*journal.Error
+	Problems int // validation problems
 	Runs     int
 }
 
 // problem is a validation problem and the row it is pinned to (-1: the file
 // as a whole, or a line the page does not hold).
 type problem struct {
-	Row  int
-	File int
-	Err  *journal.Error
+	Row int
+	Err *journal.Error
 }
 
 type runInfo struct {
@@ -282,7 +280,7 @@ func (p *Page) addFile(fi int, src Source) error {
 	}
 	errs := journal.Validate(rc, src.Name)
 	rc.Close()
-	f := fileInfo{Name: src.Name, Origin: src.Origin, Findings: src.Findings, First: p.rows.len(), Problems: errs}
+	f := fileInfo{Name: src.Name, Origin: src.Origin, Findings: src.Findings, First: p.rows.len(), Problems: len(errs)}
 	// Problems by line: a line with a line-level problem is shown but not
 	// replayed.
 	lineProblem := map[int]bool{}
@@ -315,7 +313,7 @@ func (p *Page) addFile(fi int, src Source) error {
 			row = f.First + e.Line - 1
 			p.rows.flags[row] |= flagProblem
 		}
-		p.problems = append(p.problems, problem{Row: row, File: fi, Err: e})
+		p.problems = append(p.problems, problem{Row: row, Err: e})
 		if row >= 0 && p.rows.run[row] >= 0 {
 			p.runs[p.rows.run[row]].Problems++
 		}
@@ -634,5 +632,3 @@ func cut(s string, n int) string {
 	}
 	return s[:k]
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -57,7 +57,7 @@ func TestMarks(t *testing.T) {
 		{"problems pinned to their lines", []string{"testdata/bad/sequence-gap.jsonl", "testdata/bad/invalid-json.jsonl"}, flagProblem, []int{2, 4}},
 		{"an undecodable line is shown as text", []string{"testdata/bad/invalid-json.jsonl"}, flagUnreadable, []int{1}},
 		{"a torn last line", []string{"testdata/bad/torn-tail.jsonl"}, flagTorn, []int{2}},
-		{"a result no call asked for", []string{"testdata/view/hostile.trace.jsonl"}, flagUnmatched, nil},
+		{"a result no call asked for", []string{"view/testdata/unmatched-result.trace.jsonl"}, flagUnmatched, []int{4}},
 		{"--through 2 leaves the rest out of the replay", []string{"golden/s07-session-replay.trace.jsonl"}, flagNotReplayed, []int{3, 4, 5, 6}},
 	}
 	for _, tt := range tests {
@@ -130,8 +130,8 @@ func TestFingerprintChecks(t *testing.T) {
 		{"golden/s07-session-replay.trace.jsonl", []string{"match", "match"}},
 		{"golden/orphan-call.trace.jsonl", []string{"match", "match"}},
 		{"golden/branch-continue.trace.jsonl", []string{"match", "match", "match"}},
-		// A branch whose parent run is not in the page cannot be checked.
-		{"testdata/good/two-runs.trace.jsonl", nil},
+		// A branch whose parent run is not in the page: nothing to hash.
+		{"view/testdata/branch-parent-absent.trace.jsonl", nil},
 	}
 	for _, tt := range tests {
 		p := build(t, Options{}, tt.file)
@@ -142,6 +142,25 @@ func TestFingerprintChecks(t *testing.T) {
 		if d := cmp.Diff(tt.verdicts, got); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.file, d)
 		}
+	}
+}
+
+// A branch whose parent run is not in the page cannot be checked: the
+// page says so, and draws no lineage.
+func TestBranchOfAbsentParent(t *testing.T) {
+	p := build(t, Options{}, "view/testdata/branch-parent-absent.trace.jsonl")
+	if len(p.branches) != 1 || p.branches[0].ParentRunID != "run-branch-continue-golden" || p.branches[0].ParentRun != -1 {
+		t.Fatalf("branches %+v", p.branches)
+	}
+	if got := rowsWith(p, flagInherited|flagForkPoint); got != nil {
+		t.Errorf("rows marked inherited or fork point: %v", got)
+	}
+	bs := p.runData(0, p.runs[0]).Branches
+	if len(bs) != 1 || bs[0].Check == nil || bs[0].Check.Verdict != "unchecked" || bs[0].Check.Why != "its parent run is not in this page" || bs[0].Cells != nil {
+		t.Errorf("branch shown as %+v", bs)
+	}
+	if !strings.Contains(string(p.island(nil)), `"parentRun":-1,"fork":5,"forkRow":-1,"fp":"69d27c23ab7b69438490b17e8820858b7c869c8d8c6615fee38cd18ff34d9685","verdict":"unchecked"`) {
+		t.Error("the page's data does not say the branch is unchecked")
 	}
 }
 

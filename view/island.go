@@ -1,6 +1,8 @@
 package view
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -95,6 +97,20 @@ func (w *island) kstrs(k string, v []string) {
 	w.arr()
 	for _, s := range v {
 		w.str(s)
+	}
+	w.endArr()
+}
+
+// kRows writes k as an array of [row, value] pairs, one per row of m in
+// row order, each value written by val.
+func kRows[V any](w *island, k string, m map[int32]V, val func(V)) {
+	w.key(k)
+	w.arr()
+	for _, row := range slices.Sorted(maps.Keys(m)) {
+		w.arr()
+		w.int(int64(row))
+		val(m[row])
+		w.endArr()
 	}
 	w.endArr()
 }

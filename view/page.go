@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -163,7 +163,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	}
 	d.Sessions = len(sessions)
 	for _, f := range p.files {
-		n := len(f.Problems)
+		n := f.Problems
 		for _, x := range f.Findings {
 			if x.Severity != "info" {
 				n++
@@ -184,15 +184,16 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	}
 	for _, pr := range p.problems {
 		e := pr.Err
-		where := e.File
-		if e.Line > 0 {
+		var where string
+		switch {
+		case d.MultiFile && e.Line > 0:
 			where = fmt.Sprintf("%s:%d", e.File, e.Line)
-		}
-		if !d.MultiFile {
-			where = "line " + itoa(e.Line)
-			if e.Line == 0 {
-				where = "the file"
-			}
+		case d.MultiFile:
+			where = e.File
+		case e.Line == 0:
+			where = "the file"
+		default:
+			where = "line " + strconv.Itoa(e.Line)
 		}
 		d.Problems = append(d.Problems, problemData{Row: pr.Row, Where: where, Code: string(e.Code), Event: e.EventID, Pointer: e.Pointer, Msg: e.Msg})
 	}
@@ -434,25 +435,8 @@ func (p *Page) island(lanes []laneData) []byte {
 		w.endObj()
 	}
 	w.endArr()
-	cutRows := slices.Sorted(maps.Keys(p.cutSize))
-	w.key("cut")
-	w.arr()
-	for _, row := range cutRows {
-		w.arr()
-		w.int(int64(row))
-		w.int(int64(p.cutSize[row]))
-		w.endArr()
-	}
-	w.endArr()
-	w.key("dangling")
-	w.arr()
-	for _, row := range slices.Sorted(maps.Keys(p.dangling)) {
-		w.arr()
-		w.int(int64(row))
-		w.str(p.dangling[row])
-		w.endArr()
-	}
-	w.endArr()
+	kRows(w, "cut", p.cutSize, func(n int) { w.int(int64(n)) })
+	kRows(w, "dangling", p.dangling, w.str)
 	w.kint("payloadLimit", int64(p.lim.PayloadBytes))
 	if p.opt.HasThrough {
 		w.kint("through", p.opt.Through)

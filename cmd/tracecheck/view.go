@@ -34,8 +34,9 @@ func runView(e *env, args []string) int {
 			"--diff GOLDEN ACTUAL shows two traces side by side, aligned by run and sequence,\n"+
 			"differing fields highlighted and unchanged events folded.\n\n"+
 			"The page goes to -o (replaced atomically) or standard output. The same input\n"+
-			"gives the same bytes. Exit 0 when every file is valid (with --diff: the traces\n"+
-			"are identical), 1 when the page shows problems (or differences), 2 usage error.")
+			"gives the same bytes. Exit 0 when every file is valid and no imported log has a\n"+
+			"lint error or warning (with --diff: the traces are identical), 1 when the page\n"+
+			"shows problems or such findings (or differences), 2 usage error.")
 	out := fs.StringP("output", "o", "", "write the page to `OUT.html` instead of standard output")
 	through := fs.Int64("through", 0, "replay each run through sequence `N` only (inclusive)")
 	diff := fs.Bool("diff", false, "compare two traces: GOLDEN ACTUAL")

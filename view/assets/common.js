@@ -245,5 +245,5 @@ const TC = (function () {
     return t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA" || t.isContentEditable);
   }
 
-  return { el, parseJSON, renderJSON, jsonBlock, plural, fmtBytes, data, typing, escPointer, summarize, short, oneLine };
+  return { el, parseJSON, renderJSON, jsonBlock, plural, fmtBytes, data, typing, summarize, short, oneLine };
 })();

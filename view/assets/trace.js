@@ -192,10 +192,8 @@
     spacer.style.height = totalHeight() + "px";
     const top = tl.scrollTop, h = tl.clientHeight || 600;
     const first = Math.max(0, indexAt(top) - OVERSCAN);
-    let last = first;
     const want = new Set();
     for (let i = first; i < items.length; i++) {
-      last = i;
       want.add(i);
       if (topOf(i) > top + h + OVERSCAN * ROW) break;
     }
@@ -240,12 +238,12 @@
 
   // ---- opening a row -----------------------------------------------------
 
-  function toggle(r, force) {
+  // toggle opens or closes row r; i is its index in items, when known.
+  function toggle(r, force, i = items.indexOf(r)) {
     const isOpen = opened.has(r);
     const want = force === undefined ? !isOpen : force;
     if (want === isOpen) return;
     if (want) opened.set(r, 0); else opened.delete(r);
-    const i = items.indexOf(r);
     const node = live.get(i);
     if (node) {
       const head = node.querySelector(".head");
@@ -272,7 +270,7 @@
     }
     const have = new Map(env.m);
     const s = (v) => ({ t: "s", v });
-    if (E.id[r] !== "" || !have.has("event_id")) { if (E.id[r] !== "") have.set("event_id", s(E.id[r])); }
+    if (E.id[r] !== "") have.set("event_id", s(E.id[r]));
     if (E.seq[r] >= 0) have.set("sequence", { t: "n", v: String(E.seq[r]) });
     if (E.ts[r] !== "") have.set("timestamp", s(E.ts[r]));
     if (E.type[r] >= 0) have.set("type", s(D.types[E.type[r]]));
@@ -383,9 +381,9 @@
     let i = items.indexOf(r);
     if (i < 0) { clearFilters(); i = items.indexOf(r); }
     if (i < 0) return;
-    if (!opened.has(r)) toggle(r, true);
-    setCur(items.indexOf(r), true, true);
-    const node = live.get(items.indexOf(r));
+    if (!opened.has(r)) toggle(r, true, i);
+    setCur(i, true, true);
+    const node = live.get(i);
     if (node) {
       for (const n of tl.querySelectorAll(".item.target")) n.classList.remove("target");
       node.classList.add("target");
