@@ -262,9 +262,11 @@ func (p *parser) decode(d *caseDoc, lookup Lookup) *Case {
 		}
 	}
 	if len(d.Match) > 0 {
+		// The schema has checked the config, but a number it counts as an
+		// integer (1.0, 1e0) still fails Go's int fields here.
 		m, err := trajectory.ParseConfig(d.Match, p.file+": /match")
 		if err != nil {
-			p.fail("/match", "%v", err) // the schema checked it already
+			p.fail("/match", "%v", err)
 		}
 		c.Match = m
 	}

@@ -37,7 +37,9 @@ var builtin = verify.ScenarioLookup(scenarios.EmbeddedSource())
 
 // write puts a case file named id.json holding doc (with FIXTURE replaced
 // by the fixture's path) in a new directory and loads it.
-func write(tb testing.TB, id, doc string) (*cases.Case, error) {
+// write writes doc as the case file <id>.json in a fresh directory and
+// loads it; it returns the file's path too.
+func write(tb testing.TB, id, doc string) (*cases.Case, string, error) {
 	tb.Helper()
 	dir := tb.TempDir()
 	doc = strings.ReplaceAll(doc, "FIXTURE", fixture)
@@ -45,12 +47,13 @@ func write(tb testing.TB, id, doc string) (*cases.Case, error) {
 	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	return cases.LoadFile(file, builtin)
+	c, err := cases.LoadFile(file, builtin)
+	return c, file, err
 }
 
 func load(tb testing.TB, id, doc string) *cases.Case {
 	tb.Helper()
-	c, err := write(tb, id, doc)
+	c, _, err := write(tb, id, doc)
 	if err != nil {
 		tb.Fatalf("loading %s: %v", id, err)
 	}
@@ -66,6 +69,7 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 		{"a duplicate key", "a", `{"command":{"argv":["x"]},"command":{"argv":["y"]}}`, "/: not valid JSON"},
 		{"schema", "a", `{"command":{"argv":[]},"trace":{"from":"stdout"}}`, "/command/argv: "},
 		{"the match config's own rules", "a", `{"command":{"argv":["x"]},"trace":{"from":"stdout"},"match":{"match":"fuzzy"}}`, "/match/match: "},
+		{"a match config integer Go cannot decode", "a", `{"command":{"argv":["x"]},"trace":{"from":"stdout"},"match":{"policy":{"max_turns":1.0}}}`, "/match: "},
 		{"id against the file name", "a", `{"id":"b","command":{"argv":["x"]},"trace":{"from":"stdout"}}`, `/id: id "b" does not match the file name "a.json"`},
 		{"a file name that is no id", "A_b", `{"command":{"argv":["x"]},"trace":{"from":"stdout"}}`, `/: the file name "A_b.json" is no case id`},
 		{"no trace and no model", "a", `{"command":{"argv":["x"]}}`, "/: the case has neither a trace"},
@@ -79,14 +83,14 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := write(t, tt.id, tt.doc)
+			_, file, err := write(t, tt.id, tt.doc)
 			var fe cases.FileErrors
 			if err == nil || !asFileErrors(err, &fe) {
 				t.Fatalf("err %v, want FileErrors", err)
 			}
 			found := false
 			for _, e := range fe {
-				if strings.HasSuffix(filepath.Dir(e.File), filepath.Base(filepath.Dir(e.File))) && strings.HasPrefix(strings.TrimPrefix(e.Error(), e.File+": "), tt.want) {
+				if e.File == file && strings.HasPrefix(strings.TrimPrefix(e.Error(), file+": "), tt.want) {
 					found = true
 				}
 			}

@@ -137,11 +137,7 @@ func (c *Case) tracePath(outDir string) string {
 	case FromOutDir:
 		return filepath.Join(outDir, filepath.FromSlash(c.Trace.Path))
 	case FromFile:
-		p := filepath.FromSlash(c.Trace.Path)
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(c.Command.Dir, p)
+		return relTo(c.Command.Dir, c.Trace.Path)
 	}
 	return ""
 }

@@ -257,8 +257,10 @@ func Run(ctx context.Context, ep Endpoint, cmd Command) (*RunResult, error) {
 
 // RunScenario runs cmd against the script of sc (ScriptOf) with opt and
 // returns the result with the trace the server wrote (also written to
-// opt.Trace when set). It is the call a verify command case makes: compare
-// RunResult.Trace with the case's golden, and RunResult.Problems with none.
+// opt.Trace when set): one call for a caller that needs no more than the
+// finished run and its trace. (A verify command case does not use it:
+// package cases serves the script itself, around its own run of the
+// command with a timeout and its output captured.)
 func RunScenario(ctx context.Context, sc *scenarios.Scenario, opt Options, cmd Command) (*RunResult, error) {
 	var buf bytes.Buffer
 	if opt.Trace != nil {

@@ -46,10 +46,13 @@ func (s Source) Load() ([]*Scenario, error) {
 	return LoadDir(s.dir)
 }
 
-// UnknownError names scenario ids a source does not hold.
+// UnknownError names ids a source does not hold.
 type UnknownError struct {
 	IDs   []string
 	Known []string
+	// Noun names what the ids should have named, such as "scenario or
+	// case"; "" is "scenario", or "scenarios" for more than one id.
+	Noun string
 }
 
 func (e *UnknownError) Error() string {
@@ -57,9 +60,13 @@ func (e *UnknownError) Error() string {
 	for i, id := range e.IDs {
 		q[i] = fmt.Sprintf("%q", id)
 	}
-	noun := "scenario"
-	if len(q) > 1 {
+	noun := e.Noun
+	switch {
+	case noun != "":
+	case len(q) > 1:
 		noun = "scenarios"
+	default:
+		noun = "scenario"
 	}
 	return fmt.Sprintf("unknown %s %s (known: %s)", noun, strings.Join(q, ", "), strings.Join(e.Known, ", "))
 }

@@ -26,10 +26,4 @@ func MatchConfig() (*jsonschema.Schema, error) { return matchConfig() }
 // ValidateMatchConfig validates one decoded match config (encoding/json
 // with UseNumber, or jsonv.Value.Interface(schema.Number)); nil or an
 // *Error with the pointer of each failing field.
-func ValidateMatchConfig(doc any) error {
-	s, err := MatchConfig()
-	if err != nil {
-		return err
-	}
-	return Check(s, doc)
-}
+func ValidateMatchConfig(doc any) error { return validate(MatchConfig, doc) }

@@ -25,10 +25,4 @@ func Scenario() (*jsonschema.Schema, error) { return scenario() }
 // with UseNumber, or jsonv.Value.Interface(schema.Number)). It returns nil
 // or an *Error whose violations carry the JSON pointer of each failing
 // field; the caller adds the file name.
-func ValidateScenario(doc any) error {
-	s, err := Scenario()
-	if err != nil {
-		return err
-	}
-	return Check(s, doc)
-}
+func ValidateScenario(doc any) error { return validate(Scenario, doc) }

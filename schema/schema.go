@@ -56,19 +56,40 @@ func (e *Error) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// compile builds a schema from embedded bytes with format assertions on.
-func compile(url string, doc []byte) (*jsonschema.Schema, error) {
+// resource is one more schema document added to a compiler, so that the
+// schema being compiled can $ref it.
+type resource struct {
+	url string
+	doc []byte
+}
+
+// compile builds the schema url from embedded bytes with format assertions
+// on; extra are added to the same compiler first, for its $refs.
+func compile(url string, doc []byte, extra ...resource) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
-	if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
-		return nil, fmt.Errorf("schema %s: %w", url, err)
+	all := append([]resource{{url, doc}}, extra...)
+	for _, r := range all {
+		if err := c.AddResource(r.url, bytes.NewReader(r.doc)); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", r.url, err)
+		}
 	}
 	s, err := c.Compile(url)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", url, err)
 	}
 	return s, nil
+}
+
+// validate compiles (or fetches) a schema with get and checks doc against
+// it: nil, the compile error, or an *Error.
+func validate(get func() (*jsonschema.Schema, error), doc any) error {
+	s, err := get()
+	if err != nil {
+		return err
+	}
+	return Check(s, doc)
 }
 
 var traceEvent = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(TraceEventURL, TraceEventJSON) })
@@ -83,13 +104,7 @@ func Number(text string) any { return json.Number(text) }
 // ValidateTraceEvent validates one decoded event (as produced by
 // encoding/json with UseNumber, or jsonv.Value.Interface(schema.Number)).
 // It returns nil or an *Error.
-func ValidateTraceEvent(doc any) error {
-	s, err := TraceEvent()
-	if err != nil {
-		return err
-	}
-	return Check(s, doc)
-}
+func ValidateTraceEvent(doc any) error { return validate(TraceEvent, doc) }
 
 // Check validates doc against s and converts the library's error tree into a
 // flat, sorted list of leaf violations.

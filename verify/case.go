@@ -60,6 +60,14 @@ func ScenarioLookup(src scenarios.Source) cases.Lookup {
 		if err != nil {
 			return nil, err
 		}
+		return LoadedLookup(all)(id)
+	}
+}
+
+// LoadedLookup finds a case's model scenario by id among all, the
+// scenarios a run has read already.
+func LoadedLookup(all []*scenarios.Scenario) cases.Lookup {
+	return func(id string) (*scenarios.Scenario, error) {
 		sel, err := scenarios.Select(all, []string{id})
 		if err != nil {
 			return nil, err

@@ -11,25 +11,12 @@ import (
 	"github.com/tracecheck/tracecheck/scenarios"
 )
 
-// UnknownError names ids that are neither a scenario nor a case of a run.
-type UnknownError struct {
-	IDs   []string
-	Known []string
-}
-
-func (e *UnknownError) Error() string {
-	q := make([]string, len(e.IDs))
-	for i, id := range e.IDs {
-		q[i] = fmt.Sprintf("%q", id)
-	}
-	return fmt.Sprintf("unknown scenario or case %s (known: %s)", strings.Join(q, ", "), strings.Join(e.Known, ", "))
-}
-
 // Select returns the scenarios and the cases named by ids (every one of
 // each when ids is empty), each once. A case is named by its id, or by the
-// id of its model-side trace (<id>.model). With no cases it is
-// scenarios.Select. An id naming nothing makes an *UnknownError (or a
-// *scenarios.UnknownError).
+// id of its model-side trace (<id>.model); a scenario's id wins over a
+// case's. With no cases it is scenarios.Select. Ids naming nothing make a
+// *scenarios.UnknownError, whose noun is "scenario or case" when there are
+// cases.
 func Select(scs []*scenarios.Scenario, cs []*cases.Case, ids []string) ([]*scenarios.Scenario, []*cases.Case, error) {
 	if len(ids) == 0 {
 		return scs, cs, nil
@@ -38,29 +25,29 @@ func Select(scs []*scenarios.Scenario, cs []*cases.Case, ids []string) ([]*scena
 		sel, err := scenarios.Select(scs, ids)
 		return sel, nil, err
 	}
-	var selS []*scenarios.Scenario
+	isScenario := make(map[string]bool, len(scs))
+	for _, s := range scs {
+		isScenario[s.ID] = true
+	}
+	var scIDs []string // the ids left to scenarios.Select
 	var selC []*cases.Case
-	var unknown []string
 	for _, id := range ids {
-		if i := slices.IndexFunc(scs, func(s *scenarios.Scenario) bool { return s.ID == id }); i >= 0 {
-			if !slices.Contains(selS, scs[i]) {
-				selS = append(selS, scs[i])
-			}
-			continue
-		}
 		caseID := strings.TrimSuffix(id, cases.ModelSuffix)
-		if i := slices.IndexFunc(cs, func(c *cases.Case) bool { return c.ID == caseID }); i >= 0 {
+		if i := slices.IndexFunc(cs, func(c *cases.Case) bool { return c.ID == caseID }); i >= 0 && !isScenario[id] {
 			if !slices.Contains(selC, cs[i]) {
 				selC = append(selC, cs[i])
 			}
 			continue
 		}
-		if !slices.Contains(unknown, id) {
-			unknown = append(unknown, id)
-		}
+		scIDs = append(scIDs, id)
 	}
-	if len(unknown) > 0 {
-		var known []string
+	if len(scIDs) == 0 {
+		return nil, selC, nil
+	}
+	selS, err := scenarios.Select(scs, scIDs)
+	var ue *scenarios.UnknownError
+	if errors.As(err, &ue) {
+		known := make([]string, 0, len(scs)+len(cs))
 		for _, s := range scs {
 			known = append(known, s.ID)
 		}
@@ -68,7 +55,10 @@ func Select(scs []*scenarios.Scenario, cs []*cases.Case, ids []string) ([]*scena
 			known = append(known, c.ID)
 		}
 		sort.Strings(known)
-		return nil, nil, &UnknownError{IDs: unknown, Known: known}
+		return nil, nil, &scenarios.UnknownError{IDs: ue.IDs, Known: known, Noun: "scenario or case"}
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	return selS, selC, nil
 }

@@ -81,8 +81,9 @@ directory in use.
 --prune is a deprecated spelling of --unreferenced=delete, under the same rules.
 
 --artifacts DIR keeps, for every scenario or case that differed, its actual trace
-(<id>.actual.jsonl) and the golden it was compared with (<id>.expected.jsonl), for
-CI to upload. --format junit writes JUnit XML (one testcase per scenario or case
+(<id>.actual.jsonl), the golden it was compared with (<id>.expected.jsonl) and,
+when both are kept, a side-by-side diff page of the two (<id>.diff.html), for CI
+to upload. --format junit writes JUnit XML (one testcase per scenario or case
 trace); --format github writes GitHub Actions annotations, one on the golden's
 line of each differing event.`
 }
@@ -95,7 +96,7 @@ func runVerify(e *env, args []string) int {
 	goldenDir := addGoldenDir(fs)
 	update := fs.String("update", string(verify.UpdateAuto), "what to write for a render that differs: `MODE` auto, new, always or no")
 	fs.Lookup("update").NoOptDefVal = string(verify.UpdateAlways)
-	unref := fs.String("unreferenced", "", "what to do with a golden no scenario renders: `MODE` warn, reject or delete (default: reject in CI, else warn)")
+	unref := fs.String("unreferenced", "", "what to do with a golden no scenario or case renders: `MODE` warn, reject or delete (default: reject in CI, else warn)")
 	prune := fs.Bool("prune", false, "deprecated: the same as --unreferenced=delete")
 	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario or case that differed, and a side-by-side diff page <id>.diff.html, in `DIR` (created when missing)")
 	format := formatFlag(fs, verify.Formats()...)
@@ -135,7 +136,11 @@ func runVerify(e *env, args []string) int {
 	}
 	var cs []*cases.Case
 	if loc.Cases != "" {
-		if cs, code, ok = loadCases(e, loc); !ok {
+		lookup := verify.ScenarioLookup(loc.Scenarios)
+		if loc.RunScenarios {
+			lookup = verify.LoadedLookup(all) // read above from loc.Scenarios
+		}
+		if cs, code, ok = loadCases(e, loc, lookup); !ok {
 			return code
 		}
 		if err := verify.CheckNames(all, cs); err != nil {
@@ -304,10 +309,10 @@ func locate(e *env, cmd string, d verify.Dirs) (*verify.Locations, int, bool) {
 }
 
 // loadCases reads every case of the cases directory, a model's scenario
-// ids looked up in the scenarios verify reads; problems in case files are
-// reported one per line (file, JSON pointer, message), exit 2.
-func loadCases(e *env, loc *verify.Locations) ([]*cases.Case, int, bool) {
-	cs, err := cases.LoadDir(loc.Cases, verify.ScenarioLookup(loc.Scenarios))
+// ids found with lookup (in the scenarios verify reads); problems in case
+// files are reported one per line (file, JSON pointer, message), exit 2.
+func loadCases(e *env, loc *verify.Locations, lookup cases.Lookup) ([]*cases.Case, int, bool) {
+	cs, err := cases.LoadDir(loc.Cases, lookup)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s verify: %s\n", programName, verify.SafeLines(err.Error()))
 		return nil, exitUsage, false
