@@ -221,12 +221,20 @@ func (p *Page) Events() int { return p.rows.len() }
 // Problems is the number of validation problems over all files, and of the
 // findings (errors and warnings) their sources came with.
 func (p *Page) Problems() int {
-	n := len(p.problems)
+	n := 0
 	for _, f := range p.files {
-		for _, x := range f.Findings {
-			if x.Severity != "info" {
-				n++
-			}
+		n += f.problemCount()
+	}
+	return n
+}
+
+// problemCount is the file's validation problems and its lint findings
+// that are not info.
+func (f *fileInfo) problemCount() int {
+	n := f.Problems
+	for _, x := range f.Findings {
+		if x.Severity != "info" {
+			n++
 		}
 	}
 	return n

@@ -50,22 +50,24 @@ var (
 )
 
 type traceData struct {
-	Title     string
-	Events    int
-	RunCount  int
-	Sessions  int
-	Through   *int
-	Files     []fileData
-	Notes     []string
-	Types     []string
-	Tools     []string
-	Lanes     []laneData
-	Problems  []problemData
-	Runs      []runData
-	MultiFile bool
-	CSS       template.CSS
-	JS        template.JS
-	Data      template.JS
+	Title    string
+	Events   int
+	RunCount int
+	Sessions int
+	Through  *int
+	Files    []fileData
+	Notes    []string
+	Types    []string
+	Tools    []string
+	Lanes    []laneData
+	Problems []problemData // validation problems and lint findings, info ones too
+	// ProblemCount counts Problems but info findings, as the exit status does.
+	ProblemCount int
+	Runs         []runData
+	MultiFile    bool
+	CSS          template.CSS
+	JS           template.JS
+	Data         template.JS
 }
 
 type fileData struct {
@@ -163,14 +165,9 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	}
 	d.Sessions = len(sessions)
 	for _, f := range p.files {
-		n := f.Problems
-		for _, x := range f.Findings {
-			if x.Severity != "info" {
-				n++
-			}
-		}
-		d.Files = append(d.Files, fileData{Name: f.Name, Origin: f.Origin, Lines: f.Lines, Runs: f.Runs, Problems: n, FirstRow: f.First, Rows: f.Rows})
+		d.Files = append(d.Files, fileData{Name: f.Name, Origin: f.Origin, Lines: f.Lines, Runs: f.Runs, Problems: f.problemCount(), FirstRow: f.First, Rows: f.Rows})
 	}
+	d.ProblemCount = p.Problems()
 	d.Types = slices.Sorted(slices.Values(p.types.list))
 	d.Tools = slices.Sorted(slices.Values(p.tools.list))
 	for i, used := range p.lanesUsed() {

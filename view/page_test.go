@@ -147,3 +147,39 @@ func TestSelfContained(t *testing.T) {
 		}
 	}
 }
+
+// An imported log's lint findings are counted as problems, in the header
+// and in Page.Problems (the exit status), except info ones, which the page
+// still lists, as notes.
+func TestInfoFindingsAreNotProblems(t *testing.T) {
+	const path = "golden/s07-session-replay.trace.jsonl"
+	tests := []struct {
+		name     string
+		findings []view.Finding
+		problems int
+		header   string
+		panel    string
+	}{
+		{"info only", []view.Finding{{Line: 2, Code: "UNKNOWN_RECORD", Severity: "info", Message: "skipped"}}, 0,
+			`<span class="good">valid</span>`, `<h2>Notes</h2>`},
+		{"a warning and an info", []view.Finding{{Line: 2, Code: "UNKNOWN_RECORD", Severity: "info", Message: "skipped"}, {Line: 3, Code: "ORPHAN_CALL", Severity: "warning", Message: "no result"}}, 1,
+			`href="#problems">1 problem</a>`, `<h2>Problems <span class="count bad">1</span></h2>`},
+	}
+	for _, tt := range tests {
+		src := view.BytesSource(path, read(t, path))
+		src.Findings = tt.findings
+		p, err := view.Build([]view.Source{src}, view.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := p.WriteHTML(&out); err != nil {
+			t.Fatal(err)
+		}
+		page := out.String()
+		if p.Problems() != tt.problems || !strings.Contains(page, tt.header) || !strings.Contains(page, tt.panel) || !strings.Contains(page, "UNKNOWN_RECORD") {
+			t.Errorf("%s: Problems() = %d (want %d); header %q in page: %v; panel %q in page: %v",
+				tt.name, p.Problems(), tt.problems, tt.header, strings.Contains(page, tt.header), tt.panel, strings.Contains(page, tt.panel))
+		}
+	}
+}
