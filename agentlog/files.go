@@ -207,8 +207,8 @@ func DetectFile(path string) (Format, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return Unknown, fmt.Errorf("%s is a directory", path)
 	}
-	lines, _ := sniff(f)
-	return Detect(lines), nil
+	format, _ := DetectReader(f)
+	return format, nil
 }
 
 // DetectReader names the format of what r holds from its first lines, as

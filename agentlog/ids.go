@@ -2,7 +2,6 @@ package agentlog
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/tracecheck/tracecheck/internal/idset"
 )
@@ -41,7 +40,7 @@ type flatSet struct {
 
 func (f *flatSet) failed(err error) {
 	if f.err == nil {
-		f.err = fmt.Errorf("the ids seen so far could not be kept (temporary files go to %s: set TMPDIR to a writable directory with space): %w", os.TempDir(), err)
+		f.err = fmt.Errorf("the ids seen so far could not be kept (%s): %w", idset.TempDirHint(""), err)
 	}
 }
 

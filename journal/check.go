@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"slices"
 	"strings"
 	"unsafe"
@@ -147,7 +146,7 @@ func remember(e *Event, ids *idSet, off int64, problem *Error) *Error {
 // from): the check cannot go on.
 func idsFailed(e *Event, err error) *Error {
 	return &Error{EventID: e.EventID, Code: ReadFailed,
-		Msg: fmt.Sprintf("the event ids seen so far could not be kept or read back: %v (temporary files go to %s: set TMPDIR to a writable directory with space)", err, os.TempDir())}
+		Msg: fmt.Sprintf("the event ids seen so far could not be kept or read back: %v (%s)", err, idset.TempDirHint(""))}
 }
 
 // idSet is a run's event ids: a handle on state that copies of the

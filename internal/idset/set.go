@@ -3,6 +3,7 @@ package idset
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"unsafe"
 )
@@ -62,6 +63,15 @@ type Options struct {
 	// memory Decode allocates is bounded by MaxLen/512 bytes plus a
 	// multiple of the encoding's length.
 	MaxLen uint64
+}
+
+// TempDirHint says, for an error message, where the spill files of a set
+// whose Options.Dir is dir go and how to move them.
+func TempDirHint(dir string) string {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return "temporary files go to " + dir + ": set TMPDIR to a writable directory with space"
 }
 
 // NoPos is Entry.Pos when the position is not kept (a counter id without
