@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/procgroup"
 	"github.com/tracecheck/tracecheck/internal/regularfile"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/modelserver"
@@ -317,7 +318,10 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 	out := &limitBuffer{max: MaxTraceBytes}
 	errTail := &tailBuffer{max: stderrKeep}
 	cmd.Stdout, cmd.Stderr = out, errTail
-	inGroup(cmd)
+	// A timeout kills the command's whole process group: what it started
+	// goes with it.
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error { procgroup.Kill(cmd); return nil }
 	cmd.WaitDelay = WaitDelay
 	err := cmd.Run()
 	p.stdout, p.stdoutCut, p.stderr = out.buf.Bytes(), out.cut, errTail.tail(StderrLines)

@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/procgroup"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/schema"
 )
@@ -199,7 +200,7 @@ func Start(argv []string, opts Options) (*Subject, error) {
 		return nil, &StartError{Argv: argv, Err: cmd.Err}
 	}
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 
 	// Pipes of our own (not cmd.StdoutPipe): Wait must not close the read
 	// ends under a reader, and the read ends take deadlines.
@@ -563,7 +564,7 @@ func (s *Subject) exitStatus() string {
 
 // kill kills the process group and waits for the subject to be reaped.
 func (s *Subject) kill() {
-	killGroup(s.cmd)
+	procgroup.Kill(s.cmd)
 	<-s.exited
 }
 
