@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tracecheck/tracecheck/internal/procgroup"
@@ -327,14 +326,10 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 	p.stdout, p.stdoutCut, p.stderr = out.buf.Bytes(), out.cut, errTail.tail(StderrLines)
 	p.timedOut = errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	p.stopped = ctx.Err() != nil
-	var exitErr *exec.ExitError
+	code, signal, exited := procgroup.Exit(err)
 	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		p.exitCode = exitErr.ExitCode()
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			p.signal = ws.Signal().String()
-		}
+	case exited:
+		p.exitCode, p.signal = code, signal
 	case cmd.ProcessState == nil:
 		p.startErr = err
 	default:

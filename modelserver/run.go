@@ -11,9 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/procgroup"
 	"github.com/tracecheck/tracecheck/scenarios"
 )
 
@@ -236,14 +236,10 @@ func Run(ctx context.Context, ep Endpoint, cmd Command) (*RunResult, error) {
 	serr := srv.Shutdown(sctx)
 	res.Report = ep.Report()
 
-	var exitErr *exec.ExitError
+	code, signal, exited := procgroup.Exit(runErr)
 	switch {
-	case runErr == nil:
-	case errors.As(runErr, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.Signal = ws.Signal().String()
-		}
+	case exited:
+		res.ExitCode, res.Signal = code, signal
 	case c.ProcessState == nil:
 		return nil, &StartError{Err: runErr}
 	default:
