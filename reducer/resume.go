@@ -163,7 +163,9 @@ func Resume(st *store.Store, sessionID string, opts ResumeOptions) (*Resumed, er
 // w.Position().NextSequence, parent_event_id w.Position().LastEventID and
 // event_id w.NextEventID() (event IDs are unique across the session, so a
 // resumed run cannot restart at evt-000). The events are PlanResume's for
-// the file as it stands, appended all or nothing in one group commit
+// the file as it stands (but for an event ID that only a read of every ID
+// the writer's checkpoint covers could prove free: the writer skips it, as
+// NextEventID does, about one in 4,096 in a session of UUIDs), appended all or nothing in one group commit
 // (store.Writer.AppendGroup): when the session would reject any of them
 // (a repair result longer than a line may be, a timestamp the schema
 // refuses, ...), nothing is written and the error is a *ResumeError
@@ -186,7 +188,7 @@ func ResumeWriter(w *store.Writer, opts ResumeOptions) (*Resumed, error) {
 		}
 	}()
 	pos := w.Position()
-	res, err := planResume(w.SessionID(), rs, pos.Events, w.HasEventID, w.HasRun, opts)
+	res, err := planResume(w.SessionID(), rs, pos.Events, w.MayHaveEventID, w.HasRun, opts)
 	if err != nil {
 		return nil, err
 	}

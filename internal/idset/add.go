@@ -39,6 +39,9 @@ func (s *Set) addGeneralNumber(k int64) {
 func (s *Set) add(id string, pos uint64) (Entry, error) {
 	o := s.n
 	p := &s.probe
+	if s.isVouched(id) {
+		s.hasVouched = false // added: its record answers from now on
+	}
 	counter, err := s.addCounter(id, p, o, pos)
 	if err != nil {
 		return Entry{}, err

@@ -632,6 +632,11 @@ func (s *Set) decode(d *decoder, flags byte) error {
 	if d.err == nil && nw > uint64(len(d.b)) {
 		d.fail("%d window entries", nw)
 	}
+	if d.err == nil && nw > 0 && s.win == nil {
+		// Room for them at once (what is left of the encoding bounds
+		// their bytes), not grown one doubling at a time.
+		s.win = newWindowSized(s.opt.Window, s.opt.WindowBytes, int(nw), len(d.b))
+	}
 	for i := uint64(0); i < nw && d.err == nil; i++ {
 		o, pos, id := d.uvarint("window ordinal"), d.uvarint("window position"), d.str("window id")
 		if d.err != nil {

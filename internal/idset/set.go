@@ -126,6 +126,11 @@ type Set struct {
 	frozenN uint64
 	frozenP uint
 
+	// vouched is an id the caller vouched is not among the frozen ones
+	// (Vouch), until it is added.
+	vouched    []byte
+	hasVouched bool
+
 	err     error  // the first I/O error; the set is unusable after it
 	scratch []byte // ids read back
 	probe   probe  // what find learnt of the id it looked up last
@@ -228,6 +233,47 @@ func (s *Set) Lookup(id string) (Entry, bool, error) {
 	return e, ok, err
 }
 
+// Known is Lookup without reading ids back through the Source: sure is
+// false when only that could settle whether id is there (a decoded set
+// whose fingerprints match id and whose records do not; found is then
+// false), and the entry of a counter id has no position (NoPos) where
+// Options.CounterPositions would read it back. A caller free to pick another id (a writer numbering its next
+// event) uses it to never pay for that read: about one absent id in
+// 2^CheckpointBits is unsure.
+func (s *Set) Known(id string) (e Entry, found, sure bool, err error) {
+	if s.err != nil {
+		return Entry{}, false, false, s.err
+	}
+	if o, state := s.counterFast(id); state != counterUnknown {
+		return Entry{Ord: o, Pos: NoPos}, state == counterPresent, true, nil
+	}
+	e, found, err = s.lookup(id, false)
+	if err == errUnsure {
+		return Entry{}, false, false, nil
+	}
+	if err != nil {
+		s.err = err
+	}
+	return e, found, err == nil, err
+}
+
+// Vouch tells a decoded set that id is none of the ids it was decoded with
+// (its first Len() ids at Decode), because the caller knows: the session
+// store vouches for an event that a writer admitted against the same
+// checkpoint, when a receipt proves the bytes are the ones it admitted.
+// Until id is added, lookups of id skip the decoded fingerprints, so that
+// a false "maybe" of theirs does not make the set read every older id
+// back; everything else about id is answered as before. One id is vouched
+// for at a time (a new Vouch replaces it; "" withdraws it). A vouch that is
+// wrong makes the set hold id twice: the caller must know.
+func (s *Set) Vouch(id string) {
+	s.vouched, s.hasVouched = append(s.vouched[:0], id...), id != ""
+}
+
+func (s *Set) isVouched(id string) bool {
+	return s.hasVouched && string(s.vouched) == id
+}
+
 // Add adds id with the caller's position unless it is already in the set.
 // It returns the id's entry, and whether it was added now.
 func (s *Set) Add(id string, pos uint64) (Entry, bool, error) {
@@ -310,14 +356,21 @@ type probe struct {
 // find looks id up: counter bits, the newest window entry (most parents
 // name the event just before), the window, the filter, then the records
 // for a filter's maybe. What it learns of id is left in s.probe for add.
-func (s *Set) find(id string) (e Entry, ok bool, err error) {
+func (s *Set) find(id string) (e Entry, ok bool, err error) { return s.lookup(id, true) }
+
+// errUnsure: lookup without readBack could not settle the id.
+var errUnsure = errors.New("idset: only the decoded ids could say")
+
+// lookup is find; without readBack it returns errUnsure where find would
+// read the decoded ids back.
+func (s *Set) lookup(id string, readBack bool) (e Entry, ok bool, err error) {
 	p := &s.probe
 	*p = probe{}
 	if s.hasStyle {
 		p.tried = true
 		if p.k, p.parsed = s.style.parse(id); p.parsed {
 			if o, ok := s.style.ordinal(p.k); ok && o < s.n && s.bits.has(o) {
-				if !s.opt.CounterPositions {
+				if !s.opt.CounterPositions || !readBack {
 					return Entry{Ord: o, Pos: NoPos}, true, nil
 				}
 				e, ok, err := s.counterEntry(id, o)
@@ -341,13 +394,16 @@ func (s *Set) find(id string) (e Entry, ok bool, err error) {
 		}
 	}
 	sh := s.shards[h>>(64-shardBits)]
-	frozenMaybe := s.frozen != nil && s.frozen.contains(h>>(64-s.frozenP))
+	frozenMaybe := s.frozen != nil && !s.isVouched(id) && s.frozen.contains(h>>(64-s.frozenP))
 	if !frozenMaybe && (sh == nil || !sh.contains(h)) {
 		return Entry{}, false, nil
 	}
 	e, ok, err = s.confirm(id, h)
 	if err != nil || ok || !frozenMaybe {
 		return e, ok, err
+	}
+	if !readBack {
+		return Entry{}, false, errUnsure
 	}
 	// Only the fingerprints of the decoded ids could say: read them back.
 	if err := s.upgrade(); err != nil {

@@ -27,8 +27,14 @@ type winEntry struct {
 }
 
 func newWindow(maxEntries, maxBytes int) *window {
+	return newWindowSized(maxEntries, maxBytes, 64, 4096)
+}
+
+// newWindowSized is newWindow with room for entries ids in bytes from the
+// start (a decoded set knows how many it restores).
+func newWindowSized(maxEntries, maxBytes, entries, bytes int) *window {
 	w := &window{maxEnts: maxEntries, maxBytes: maxBytes}
-	w.resize(min(64, maxEntries), min(4096, maxBytes))
+	w.resize(min(max(entries, 64), maxEntries), min(max(bytes, 4096), maxBytes))
 	return w
 }
 

@@ -37,6 +37,7 @@ package store
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -75,10 +76,10 @@ const (
 var checkpointLimit int64 = MaxCheckpointBytes
 
 const (
-	checkpointMagic  = "tracecheck-session-checkpoint/2\n"
-	olderMagic       = "tracecheck-session-checkpoint/1\n"
-	rulesVersion     = "session-rules/1" // change when the session rules change
-	checkpointRecent = 1024              // events whose line, offset and ID are kept
+	checkpointMagic  = "tracecheck-session-checkpoint/3\n"
+	olderMagic       = "tracecheck-session-checkpoint/" // /1 and /2
+	rulesVersion     = "session-rules/1"                // change when the session rules change
+	checkpointRecent = 1024                             // events whose line, offset and ID are kept
 	sampleBlocks     = 16
 	sampleSize       = 4096
 )
@@ -104,11 +105,14 @@ type Projection struct {
 type CheckpointUse struct {
 	Path string // the checkpoint file
 	// Used: the state was loaded from the checkpoint, covering Lines events
-	// (Offset bytes), and only TailLines events after it were read.
-	Used      bool
-	Lines     int
-	Offset    int64
-	TailLines int
+	// (Offset bytes), and only TailLines events after it were read, the
+	// first TailVouched of them vouched for by the tail receipt (their IDs
+	// known new to the checkpoint's; see <session file>.receipt).
+	Used        bool
+	Lines       int
+	Offset      int64
+	TailLines   int
+	TailVouched int
 	// Ignored says why an existing checkpoint was not used; "" when it was
 	// used, when there was none, or with WriterOptions.NoCheckpoint.
 	Ignored string
@@ -132,13 +136,21 @@ type checkpoint struct {
 	lastID    string
 	recentOff []int64 // offsets of the last len(recentOff) lines
 	proj      *Projection
+
+	// As read: the SHA-256 trailer and the file's size (what receipts
+	// build on).
+	digest   [sha256.Size]byte
+	fileSize int64
 }
 
-// A checkpoint is written as head, the ID index's encoding, middle, the
-// projection's data and the SHA-256 of all of them: the two large parts
-// (the index at about 1.8 bytes an event for UUID sessions, the
-// projection up to the limit) go to the file from where they are, never
-// copied into one buffer with the rest.
+// A checkpoint is written as head, middle, the projection's data, the ID
+// index's encoding, its length (8 bytes, little-endian) and the SHA-256
+// trailer: the two large parts (the index at about 1.8 bytes an event for
+// UUID sessions, the projection up to the limit) go to the file from where
+// they are, never copied into one buffer with the rest. The trailer hashes
+// every byte but the index's own, for which its CRC-32C (its last four
+// bytes, checked by idset.Decode) stands in: hashing a 1.8 MB index again
+// on every open would cost more than the rest of opening a session.
 type checkpointParts struct {
 	head, middle []byte
 	ids          *idset.Encoding
@@ -167,7 +179,6 @@ func (c *checkpoint) parts() checkpointParts {
 		e.Uvarint(uint64(r.Events))
 	}
 	e.Bytes(c.checker)
-	e.Uvarint(uint64(c.idsEnc.Len()))
 	m := &bincodec.Encoder{B: make([]byte, 0, 64+len(c.lastID)+10*len(c.recentOff))}
 	m.String(c.lastID)
 	m.Uvarint(uint64(len(c.recentOff)))
@@ -190,41 +201,81 @@ func (c *checkpoint) parts() checkpointParts {
 
 // len is the checkpoint's size in bytes.
 func (p checkpointParts) len() int {
-	return len(p.head) + p.ids.Len() + len(p.middle) + len(p.projData) + sha256.Size
+	return len(p.head) + len(p.middle) + len(p.projData) + p.ids.Len() + 8 + sha256.Size
 }
 
-// writeTo writes the checkpoint to w.
-func (p checkpointParts) writeTo(w io.Writer) error {
+// writeTo writes the checkpoint to w and keeps its SHA-256 trailer in
+// digest.
+func (p checkpointParts) writeTo(w io.Writer, digest *[sha256.Size]byte) error {
 	h := sha256.New()
 	mw := io.MultiWriter(w, h)
-	if _, err := mw.Write(p.head); err != nil {
+	for _, b := range [][]byte{p.head, p.middle, p.projData} {
+		if _, err := mw.Write(b); err != nil {
+			return err
+		}
+	}
+	last := &lastBytes{w: w}
+	if _, err := p.ids.WriteTo(last); err != nil {
 		return err
 	}
-	if _, err := p.ids.WriteTo(mw); err != nil {
+	h.Write(last.b[:])
+	if _, err := mw.Write(binary.LittleEndian.AppendUint64(nil, uint64(p.ids.Len()))); err != nil {
 		return err
 	}
-	if _, err := mw.Write(p.middle); err != nil {
-		return err
-	}
-	if _, err := mw.Write(p.projData); err != nil {
-		return err
-	}
-	_, err := w.Write(h.Sum(nil))
+	h.Sum(digest[:0])
+	_, err := w.Write(digest[:])
 	return err
 }
 
-func decodeCheckpoint(b []byte) (*checkpoint, error) {
-	if len(b) >= len(olderMagic) && string(b[:len(olderMagic)]) == olderMagic {
-		return nil, errors.New("an older format (its event IDs listed), this is " + checkpointMagic[:len(checkpointMagic)-1])
+// lastBytes writes to w and keeps the last four bytes written.
+type lastBytes struct {
+	w io.Writer
+	b [4]byte
+}
+
+func (l *lastBytes) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if len(p) >= 4 {
+		copy(l.b[:], p[len(p)-4:])
+	} else {
+		l.b = [4]byte(append(l.b[len(p):], p...))
 	}
+	return n, err
+}
+
+// checkpointTrailer is the SHA-256 trailer a checkpoint whose bytes before
+// the trailer are b should end with, and the bounds of the ID index's
+// encoding in b; ok is false when b cannot be a checkpoint.
+func checkpointTrailer(b []byte) (sum [sha256.Size]byte, idsStart, idsEnd int, ok bool) {
+	if len(b) < len(checkpointMagic)+8 {
+		return sum, 0, 0, false
+	}
+	idsEnd = len(b) - 8
+	n := binary.LittleEndian.Uint64(b[idsEnd:])
+	if n < 4 || n > uint64(idsEnd-len(checkpointMagic)) {
+		return sum, 0, 0, false
+	}
+	idsStart = idsEnd - int(n)
+	h := sha256.New()
+	h.Write(b[:idsStart])
+	h.Write(b[idsEnd-4:])
+	h.Sum(sum[:0])
+	return sum, idsStart, idsEnd, true
+}
+
+func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	if len(b) < len(checkpointMagic)+sha256.Size || string(b[:len(checkpointMagic)]) != checkpointMagic {
+		if bytes.HasPrefix(b, []byte(olderMagic)) {
+			return nil, errors.New("an older format, this is " + checkpointMagic[:len(checkpointMagic)-1])
+		}
 		return nil, errors.New("not a session checkpoint")
 	}
 	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+	want, idsStart, idsEnd, ok := checkpointTrailer(body)
+	if !ok || !bytes.Equal(want[:], sum) {
 		return nil, errors.New("its SHA-256 trailer does not match: the file is damaged")
 	}
-	d := bincodec.NewDecoder(body[len(checkpointMagic):])
+	d := bincodec.NewDecoder(body[len(checkpointMagic):idsStart])
 	if v := d.String(); d.Err() == nil && v != rulesVersion {
 		return nil, fmt.Errorf("made under session rules %q, these are %q", v, rulesVersion)
 	}
@@ -234,7 +285,8 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	if v := d.String(); d.Err() == nil && v != schemaDigest {
 		return nil, errors.New("made with another event schema")
 	}
-	c := &checkpoint{}
+	c := &checkpoint{fileSize: int64(len(b))}
+	copy(c.digest[:], sum)
 	c.sessionID = d.String()
 	c.dev, c.ino = d.Uvarint(), d.Uvarint()
 	c.size = d.Varint()
@@ -254,7 +306,7 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 		c.runs = append(c.runs, r)
 	}
 	c.checker = d.Bytes()
-	c.ids = d.Bytes()
+	c.ids = body[idsStart:idsEnd:idsEnd]
 	c.lastID = d.String()
 	nrec := d.Count()
 	prev := int64(0)
@@ -312,18 +364,18 @@ func readCheckpoint(path string) ([]byte, string) {
 // loadCheckpoint reads the checkpoint of w's session and checks it against
 // the file. It returns the state it holds, or nil and why it was not used
 // ("" when there is no checkpoint).
-func (w *Writer) loadCheckpoint() (*state, string) {
+func (w *Writer) loadCheckpoint() (*state, *receiptBase, string) {
 	b, why := readCheckpoint(checkpointPath(w.path))
 	if b == nil {
-		return nil, why
+		return nil, nil, why
 	}
 	c, err := decodeCheckpoint(b)
 	if err != nil {
-		return nil, err.Error()
+		return nil, nil, err.Error()
 	}
 	st, err := c.verify(w.f, w.id)
 	if err != nil {
-		return nil, err.Error()
+		return nil, nil, err.Error()
 	}
 	// The projection is cloned out of the checkpoint's bytes, so that they
 	// (megabytes for a large session, the ID index's encoding above all)
@@ -333,7 +385,7 @@ func (w *Writer) loadCheckpoint() (*state, string) {
 		p.Data = bytes.Clone(p.Data)
 		w.proj = &p
 	}
-	return st, ""
+	return st, &receiptBase{digest: c.digest, size: c.size, fileSize: c.fileSize}, ""
 }
 
 // verify checks c against the open session file f and returns the state it
@@ -546,9 +598,12 @@ func (w *Writer) writeCheckpoint() error {
 	if n := p.len(); int64(n) > checkpointLimit {
 		return &CheckpointTooLargeError{Bytes: n}
 	}
-	if err := atomicfile.WriteFunc(checkpointPath(w.path), 0o644, p.writeTo); err != nil {
+	var digest [sha256.Size]byte
+	err = atomicfile.WriteFunc(checkpointPath(w.path), 0o644, func(f io.Writer) error { return p.writeTo(f, &digest) })
+	if err != nil {
 		return err
 	}
 	w.cpLines, w.projDirty = w.st.lines, false
+	w.rc.start(&receiptBase{digest: digest, size: w.st.size, fileSize: int64(p.len())})
 	return nil
 }

@@ -25,3 +25,13 @@ func SetCheckpointLimit(n int64) (restore func()) {
 	checkpointLimit = n
 	return func() { checkpointLimit = old }
 }
+
+// FrozenIDBytes is the size of the checkpoint's event-ID fingerprints the
+// writer's index still holds: 0 once it has read the older IDs back from
+// the file (or when it was never decoded).
+func (w *Writer) FrozenIDBytes() int64 {
+	if w.st.ids.set == nil {
+		return 0
+	}
+	return w.st.ids.set.Stats().FrozenBytes
+}

@@ -131,6 +131,24 @@ func (x *idIndex) lookup(id string) (line int, off int64, found bool, err error)
 	return int(e.Ord) + 1, off, true, nil
 }
 
+// known is has without reading IDs back: sure is false when only reading
+// the IDs a checkpoint covers back could tell (idset.Set.Known).
+func (x *idIndex) known(id string) (found, sure bool, err error) {
+	if x.set == nil {
+		return false, true, nil
+	}
+	_, found, sure, err = x.set.Known(id)
+	return found, sure, err
+}
+
+// vouch says id is new to the IDs the index was decoded with
+// (idset.Set.Vouch): a tail receipt proved it.
+func (x *idIndex) vouch(id string) {
+	if x.set != nil {
+		x.set.Vouch(id)
+	}
+}
+
 // add records the ID of the next line, stored at off.
 func (x *idIndex) add(s *state, id string, off int64) error {
 	if x.set == nil {

@@ -57,6 +57,13 @@ type state struct {
 	// group is set while an all-or-nothing group is staged (beginGroup):
 	// what undoGroup needs to take it back.
 	group *groupMark
+
+	// The lines that end at or before vouchEnd are vouched for by a tail
+	// receipt (receipt.go): scan sets vouching for each of them, and
+	// counts them in vouched.
+	vouchEnd int64
+	vouching bool
+	vouched  int
 }
 
 // groupMark is the state before an all-or-nothing group, and the IDs of
@@ -125,6 +132,9 @@ func (s *state) admit(raw []byte, withPayload bool) (a admission, jerr *journal.
 	if ev.SessionID != s.sessionID {
 		return a, &journal.Error{EventID: ev.EventID, Code: WrongSession, Pointer: "/session_id",
 			Msg: fmt.Sprintf("session_id %q is not this session's %q", ev.SessionID, s.sessionID)}, nil
+	}
+	if s.vouching {
+		s.ids.vouch(ev.EventID)
 	}
 	held, err := s.hasID(ev.EventID)
 	if err != nil {
@@ -539,7 +549,12 @@ func (s *state) scan(src io.ReaderAt, path string, keep func(ev *journal.Event))
 		if l.Torn {
 			return &Torn{Line: l.Num, Offset: l.Offset, Bytes: append([]byte(nil), l.Raw...)}, nil
 		}
+		s.vouching = l.Offset+int64(len(l.Raw))+1 <= s.vouchEnd
 		a, jerr, err := s.admit(l.Raw, keep != nil)
+		if s.vouching {
+			s.vouched++
+			s.vouching = false
+		}
 		if err != nil {
 			return nil, &Error{Kind: ErrIO, SessionID: s.sessionID, Path: path, Line: l.Num, Offset: l.Offset, Err: err}
 		}

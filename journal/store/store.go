@@ -202,12 +202,13 @@ func openExisting(id, path string, flag int) (*os.File, error) {
 }
 
 // removeStale removes the temporary files that killed writers of the
-// session file and of its checkpoint left (atomicfile.RemoveStale: only
+// session file, of its checkpoint and of its receipt left (atomicfile.RemoveStale: only
 // those whose process is gone). It is housekeeping: a failure changes
 // nothing else and is not reported.
 func removeStale(path string) {
 	atomicfile.RemoveStale(path)
 	atomicfile.RemoveStale(checkpointPath(path))
+	atomicfile.RemoveStale(receiptPath(path))
 }
 
 func lockError(id, path string, err error) error {
