@@ -13,7 +13,8 @@ package store
 // last checkpointRecent lines. A caller may keep a projection of its own
 // with it (Projection: package reducer keeps the resume history there).
 //
-// The SHA-256 trailer catches a damaged or mixed-up file; the fields that
+// The SHA-256 trailer catches a damaged or mixed-up file (the ID index's
+// encoding by its CRC-32C, which the trailer hashes); the fields that
 // decide what the writer accepts next are also checked against the file (the
 // last covered event's ID, run and sequence against the state's last event
 // ID, last run and checker). A checkpoint crafted with a valid trailer could

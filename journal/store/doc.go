@@ -10,8 +10,9 @@
 // a path outside the directory, a hidden file, "." or "..". Names longer
 // than 255 bytes are refused (ErrInvalidSessionID). Every other file in the
 // directory is ignored; torn-tail side files are named
-// <name>.jsonl.torn-<offset>, checkpoints <name>.jsonl.checkpoint, and
-// temporary files .<name>.jsonl[.checkpoint].tmp-<pid>-<random>.
+// <name>.jsonl.torn-<offset>, checkpoints <name>.jsonl.checkpoint, tail
+// receipts <name>.jsonl.receipt, and temporary files
+// .<name>.jsonl[.checkpoint|.receipt].tmp-<pid>-<random>.
 //
 // # File types and links
 //
@@ -111,5 +112,9 @@
 // the file's device and inode, the SHA-256 of the last covered line, of the
 // first line and of 16 sampled blocks, and reads the whole file when any of
 // them differs (Writer.OpenedFrom says why). The session file is never
-// changed because of a checkpoint.
+// changed because of a checkpoint. Close rewrites a checkpoint only once the
+// events after it amount to a sixteenth of its size; until then
+// <name>.jsonl.receipt, written after every append, lets the next writer
+// take the IDs of those events as new without asking the checkpoint's
+// fingerprints (receipt.go).
 package store

@@ -22,13 +22,15 @@ type WriterOptions struct {
 	// Repair repairs a torn tail (side file, truncate, fsync) instead of
 	// failing with ErrTornTail.
 	Repair bool
-	// NoCheckpoint neither reads nor writes the session's checkpoint: the
-	// whole file is read, and Close writes nothing.
+	// NoCheckpoint neither reads nor writes the session's checkpoint (nor
+	// its receipt): the whole file is read, and Close writes nothing.
 	NoCheckpoint bool
 	// CheckpointMinEvents: Close writes a checkpoint when the session holds
-	// at least this many events and changed since its checkpoint. 0 means
+	// at least this many events and changed since its checkpoint, and the
+	// events after the checkpoint are not so few against its size that a
+	// receipt covers them better (checkpointTailRatio). 0 means
 	// DefaultCheckpointMinEvents; negative, never (WriteCheckpoint still
-	// writes one).
+	// writes one; receipts are still written).
 	CheckpointMinEvents int
 }
 
