@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // The encoding (version 1), all integers unsigned LEB128 unless said:
@@ -206,6 +207,14 @@ func (s *Set) Encode() (*Encoding, error) {
 }
 
 func (e *Encoding) bodyLen() int { return len(e.head) + 8*int(e.nLow+e.nHigh) + len(e.tail) }
+
+// WordsOffset is the offset in the encoding of its Elias-Fano words (low,
+// then high): a caller that writes the encoding where this offset falls on
+// a multiple of 8, and reads it back to memory so aligned, lets Decode
+// with Options.KeepEncoding use the words in place.
+func (e *Encoding) WordsOffset() int {
+	return len(magic) + varintLen(uint64(e.bodyLen())) + len(e.head)
+}
 
 // Len is the encoding's length in bytes.
 func (e *Encoding) Len() int {
@@ -638,7 +647,8 @@ func (s *Set) decode(d *decoder, flags byte) error {
 		s.win = newWindowSized(s.opt.Window, s.opt.WindowBytes, int(nw), len(d.b))
 	}
 	for i := uint64(0); i < nw && d.err == nil; i++ {
-		o, pos, id := d.uvarint("window ordinal"), d.uvarint("window position"), d.str("window id")
+		o, pos := d.uvarint("window ordinal"), d.uvarint("window position")
+		id := bytesView(d.bytes(d.uvarint("window id"), "window id")) // the window copies it
 		if d.err != nil {
 			break
 		}
@@ -674,7 +684,8 @@ func (s *Set) decodeFingerprints(d *decoder) error {
 	if d.err != nil {
 		return d.err
 	}
-	e.low, e.high = readWords(lb, nl), readWords(hb, nh)
+	e.low, e.high = readWords(lb, nl, s.opt.KeepEncoding), readWords(hb, nh, s.opt.KeepEncoding)
+	e.inPlace = nh > 0 && &e.high[0] == (*uint64)(unsafe.Pointer(&hb[0]))
 	if err := e.index(); err != nil {
 		return err
 	}

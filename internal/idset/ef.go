@@ -21,6 +21,7 @@ type ef struct {
 	high     []uint64
 	highBits uint64   // n + 2^(p-l)
 	samples  []uint64 // position of zero number k*efSample in high
+	inPlace  bool     // high is the encoding's own bytes (readWords kept them)
 }
 
 const (
@@ -230,8 +231,12 @@ func appendWords(b []byte, w []uint64) []byte {
 	return b
 }
 
-// readWords reads n little-endian words from b (8n bytes).
-func readWords(b []byte, n uint64) []uint64 {
+// readWords reads n little-endian words from b (8n bytes); with keep, the
+// words are b itself when b is 8-byte aligned on a little-endian host.
+func readWords(b []byte, n uint64, keep bool) []uint64 {
+	if keep && n > 0 && littleEndianHost && uint64(len(b)) >= 8*n && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
+	}
 	w := make([]uint64, n)
 	if n == 0 {
 		return w

@@ -1,9 +1,11 @@
 package idset
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // countingSource counts the reads back of every decoded id.
@@ -148,5 +150,46 @@ func TestVouchIsForOneID(t *testing.T) {
 	c.lookup(old)
 	if cs.each != 1 {
 		t.Fatalf("finding an old id read the decoded ids back %d times, want once", cs.each)
+	}
+}
+
+// TestKeepEncoding: with Options.KeepEncoding, a decoded set uses the
+// words of an encoding laid out 8-byte aligned (at Encoding.WordsOffset)
+// where they are, and copies them otherwise; either way it answers as the
+// map does.
+func TestKeepEncoding(t *testing.T) {
+	c, _, _ := decodedChecker(t, "uuid", 3000, 4)
+	enc, err := c.s.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for shift := range 8 {
+		var buf bytes.Buffer
+		if _, err := enc.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		words := make([]uint64, buf.Len()/8+2)
+		mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(words)*8)
+		b := mem[shift : shift+buf.Len()]
+		copy(b, buf.Bytes())
+		s, err := Decode(b, Options{Source: c.src, KeepEncoding: true, CheckpointBits: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		aligned := (shift+enc.WordsOffset())%8 == 0
+		kept := &s.frozen.low[0] == (*uint64)(unsafe.Pointer(&b[enc.WordsOffset()]))
+		if kept != (aligned && littleEndianHost) {
+			t.Fatalf("shift %d: words kept in place %v, aligned %v", shift, kept, aligned)
+		}
+		for i, id := range c.src.order {
+			e, found, err := s.Lookup(id)
+			if err != nil || !found || e.Ord != uint64(i) {
+				t.Fatalf("shift %d: Lookup(%q) = %+v, %v, %v", shift, id, e, found, err)
+			}
+		}
+		if _, found, _ := s.Lookup("absent"); found {
+			t.Fatalf("shift %d: found an absent id", shift)
+		}
+		s.Close()
 	}
 }

@@ -45,6 +45,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"unsafe"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/internal/bincodec"
@@ -156,6 +157,7 @@ type checkpointParts struct {
 	head, middle []byte
 	ids          *idset.Encoding
 	projData     []byte
+	pad          int // zero bytes before ids, so that its words start at a multiple of 8
 }
 
 func (c *checkpoint) parts() checkpointParts {
@@ -197,12 +199,14 @@ func (c *checkpoint) parts() checkpointParts {
 		m.Uvarint(uint64(len(c.proj.Data)))
 		p.middle, p.projData = m.B, c.proj.Data
 	}
+	at := len(p.head) + len(p.middle) + len(p.projData) + c.idsEnc.WordsOffset()
+	p.pad = (8 - at%8) % 8
 	return p
 }
 
 // len is the checkpoint's size in bytes.
 func (p checkpointParts) len() int {
-	return len(p.head) + len(p.middle) + len(p.projData) + p.ids.Len() + 8 + sha256.Size
+	return len(p.head) + len(p.middle) + len(p.projData) + p.pad + p.ids.Len() + 8 + sha256.Size
 }
 
 // writeTo writes the checkpoint to w and keeps its SHA-256 trailer in
@@ -210,7 +214,8 @@ func (p checkpointParts) len() int {
 func (p checkpointParts) writeTo(w io.Writer, digest *[sha256.Size]byte) error {
 	h := sha256.New()
 	mw := io.MultiWriter(w, h)
-	for _, b := range [][]byte{p.head, p.middle, p.projData} {
+	var pad [8]byte
+	for _, b := range [][]byte{p.head, p.middle, p.projData, pad[:p.pad]} {
 		if _, err := mw.Write(b); err != nil {
 			return err
 		}
@@ -244,39 +249,80 @@ func (l *lastBytes) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// checkpointTrailer is the SHA-256 trailer a checkpoint whose bytes before
-// the trailer are b should end with, and the bounds of the ID index's
-// encoding in b; ok is false when b cannot be a checkpoint.
-func checkpointTrailer(b []byte) (sum [sha256.Size]byte, idsStart, idsEnd int, ok bool) {
-	if len(b) < len(checkpointMagic)+8 {
-		return sum, 0, 0, false
+// checkpointFile is a checkpoint as read: head, every byte before the ID
+// index's encoding, and rest, the encoding, its length and the trailer.
+// readCheckpoint reads them apart so that the encoding's words land in
+// memory 8-byte aligned, as the writer put them in the file, and the
+// index uses them in place (idset.Options.KeepEncoding).
+type checkpointFile struct{ head, rest []byte }
+
+// trailerLen is what follows the ID index's encoding: its length and the
+// SHA-256 trailer.
+const trailerLen = 8 + sha256.Size
+
+// splitCheckpoint splits the bytes of a whole checkpoint file where its
+// last bytes say the ID index's encoding starts; rest is nil when they
+// cannot say.
+func splitCheckpoint(b []byte) checkpointFile {
+	start, ok := idsStartOf(b[max(len(b)-trailerLen, 0):], int64(len(b)))
+	if !ok {
+		return checkpointFile{head: b}
 	}
-	idsEnd = len(b) - 8
-	n := binary.LittleEndian.Uint64(b[idsEnd:])
-	if n < 4 || n > uint64(idsEnd-len(checkpointMagic)) {
-		return sum, 0, 0, false
-	}
-	idsStart = idsEnd - int(n)
-	h := sha256.New()
-	h.Write(b[:idsStart])
-	h.Write(b[idsEnd-4:])
-	h.Sum(sum[:0])
-	return sum, idsStart, idsEnd, true
+	return checkpointFile{head: b[:start:start], rest: b[start:]}
 }
 
-func decodeCheckpoint(b []byte) (*checkpoint, error) {
-	if len(b) < len(checkpointMagic)+sha256.Size || string(b[:len(checkpointMagic)]) != checkpointMagic {
-		if bytes.HasPrefix(b, []byte(olderMagic)) {
+// idsStartOf returns where the ID index's encoding of a checkpoint file of
+// size bytes starts, from its last trailerLen bytes.
+func idsStartOf(last []byte, size int64) (int64, bool) {
+	if len(last) != trailerLen || size < int64(len(checkpointMagic)+trailerLen) {
+		return 0, false
+	}
+	n := binary.LittleEndian.Uint64(last)
+	if n < 4 || n > uint64(size)-uint64(len(checkpointMagic)+trailerLen) {
+		return 0, false
+	}
+	return size - trailerLen - int64(n), true
+}
+
+// trailer is the SHA-256 trailer cf should end with: of head, the last four
+// bytes of the ID index's encoding (its CRC-32C) and its length. ok is false
+// when cf cannot be a checkpoint.
+func (cf checkpointFile) trailer() (sum [sha256.Size]byte, ok bool) {
+	if len(cf.rest) < trailerLen+4 {
+		return sum, false
+	}
+	ids := len(cf.rest) - trailerLen
+	h := sha256.New()
+	h.Write(cf.head)
+	h.Write(cf.rest[ids-4 : ids+8])
+	h.Sum(sum[:0])
+	return sum, true
+}
+
+// checkpointTrailer is the SHA-256 trailer a checkpoint whose bytes before
+// the trailer are body should end with (zero when body cannot be one).
+func checkpointTrailer(body []byte) [sha256.Size]byte {
+	b := append(append([]byte(nil), body...), make([]byte, sha256.Size)...)
+	sum, _ := splitCheckpoint(b).trailer()
+	return sum
+}
+
+// decodeCheckpoint decodes the bytes of a whole checkpoint file.
+func decodeCheckpoint(b []byte) (*checkpoint, error) { return splitCheckpoint(b).decode() }
+
+func (cf checkpointFile) decode() (*checkpoint, error) {
+	head := cf.head
+	if len(head) < len(checkpointMagic) || string(head[:len(checkpointMagic)]) != checkpointMagic {
+		if bytes.HasPrefix(head, []byte(olderMagic)) {
 			return nil, errors.New("an older format, this is " + checkpointMagic[:len(checkpointMagic)-1])
 		}
 		return nil, errors.New("not a session checkpoint")
 	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	want, idsStart, idsEnd, ok := checkpointTrailer(body)
-	if !ok || !bytes.Equal(want[:], sum) {
+	want, ok := cf.trailer()
+	if !ok || !bytes.Equal(want[:], cf.rest[len(cf.rest)-sha256.Size:]) {
 		return nil, errors.New("its SHA-256 trailer does not match: the file is damaged")
 	}
-	d := bincodec.NewDecoder(body[len(checkpointMagic):idsStart])
+	d := bincodec.NewDecoder(head[len(checkpointMagic):])
 	if v := d.String(); d.Err() == nil && v != rulesVersion {
 		return nil, fmt.Errorf("made under session rules %q, these are %q", v, rulesVersion)
 	}
@@ -286,8 +332,8 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	if v := d.String(); d.Err() == nil && v != schemaDigest {
 		return nil, errors.New("made with another event schema")
 	}
-	c := &checkpoint{fileSize: int64(len(b))}
-	copy(c.digest[:], sum)
+	c := &checkpoint{fileSize: int64(len(cf.head) + len(cf.rest))}
+	copy(c.digest[:], cf.rest[len(cf.rest)-sha256.Size:])
 	c.sessionID = d.String()
 	c.dev, c.ino = d.Uvarint(), d.Uvarint()
 	c.size = d.Varint()
@@ -307,7 +353,8 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 		c.runs = append(c.runs, r)
 	}
 	c.checker = d.Bytes()
-	c.ids = body[idsStart:idsEnd:idsEnd]
+	n := len(cf.rest) - trailerLen
+	c.ids = cf.rest[:n:n]
 	c.lastID = d.String()
 	nrec := d.Count()
 	prev := int64(0)
@@ -318,7 +365,8 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	if d.Flag() {
 		c.proj = &Projection{Key: d.String(), Lines: int(d.Uvarint()), Offset: d.Varint(), Data: d.Bytes()}
 	}
-	if d.Err() == nil && len(d.Rest()) != 0 {
+	// Then only the padding that aligns the index's words: zero bytes.
+	if rest := d.Rest(); d.Err() == nil && (len(rest) > 7 || !bytes.Equal(rest, make([]byte, len(rest)))) {
 		d.Fail()
 	}
 	if err := d.Err(); err != nil {
@@ -332,45 +380,75 @@ func checkpointPath(path string) string { return path + CheckpointExt }
 
 // readCheckpoint reads a checkpoint file: a regular file, not through a
 // link, at most MaxCheckpointBytes long, checked before a byte is read (so
-// a FIFO, a device, a link to one or a huge sparse file costs nothing). It
-// returns the bytes, or nil and why they were not read ("" when there is no
-// checkpoint).
-func readCheckpoint(path string) ([]byte, string) {
+// a FIFO, a device, a link to one or a huge sparse file costs nothing). The
+// ID index's encoding is read into memory at the same offset modulo 8 as in
+// the file (checkpointFile). It returns the bytes, or why they were not read
+// (ok false; why "" when there is no checkpoint).
+func readCheckpoint(path string) (cf checkpointFile, ok bool, why string) {
 	f, err := openFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, ""
+		return cf, false, ""
 	}
 	var te *FileTypeError
 	if errors.As(err, &te) {
-		return nil, te.Error()
+		return cf, false, te.Error()
 	}
 	if err != nil {
-		return nil, err.Error()
+		return cf, false, err.Error()
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err.Error()
+		return cf, false, err.Error()
 	}
-	if fi.Size() > checkpointLimit {
-		return nil, fmt.Sprintf("it is %d bytes, more than the %d a checkpoint may hold", fi.Size(), checkpointLimit)
+	size := fi.Size()
+	if size > checkpointLimit {
+		return cf, false, fmt.Sprintf("it is %d bytes, more than the %d a checkpoint may hold", size, checkpointLimit)
 	}
-	b := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, "cannot read it: " + err.Error()
+	read := func(b []byte, off int64) string {
+		if _, err := f.ReadAt(b, off); err != nil {
+			return "cannot read it: " + err.Error()
+		}
+		return ""
 	}
-	return b, ""
+	var last [trailerLen]byte
+	start, split := int64(0), false
+	if size >= trailerLen {
+		if why := read(last[:], size-trailerLen); why != "" {
+			return cf, false, why
+		}
+		start, split = idsStartOf(last[:], size)
+	}
+	if !split {
+		cf.head = make([]byte, size)
+		if why := read(cf.head, 0); why != "" {
+			return cf, false, why
+		}
+		return cf, true, ""
+	}
+	cf.head = make([]byte, start)
+	if why := read(cf.head, 0); why != "" {
+		return cf, false, why
+	}
+	shift := start % 8
+	words := make([]uint64, (shift+size-start+7)/8)
+	mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 8*len(words))
+	cf.rest = mem[shift : shift+size-start]
+	if why := read(cf.rest, start); why != "" {
+		return cf, false, why
+	}
+	return cf, true, ""
 }
 
 // loadCheckpoint reads the checkpoint of w's session and checks it against
 // the file. It returns the state it holds, or nil and why it was not used
 // ("" when there is no checkpoint).
 func (w *Writer) loadCheckpoint() (*state, *receiptBase, string) {
-	b, why := readCheckpoint(checkpointPath(w.path))
-	if b == nil {
+	cf, ok, why := readCheckpoint(checkpointPath(w.path))
+	if !ok {
 		return nil, nil, why
 	}
-	c, err := decodeCheckpoint(b)
+	c, err := cf.decode()
 	if err != nil {
 		return nil, nil, err.Error()
 	}

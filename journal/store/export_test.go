@@ -35,3 +35,9 @@ func (w *Writer) FrozenIDBytes() int64 {
 	}
 	return w.st.ids.set.Stats().FrozenBytes
 }
+
+// IDWordsInPlace reports whether the writer's index uses the words of the
+// checkpoint's encoding where they were read (aligned), without a copy.
+func (w *Writer) IDWordsInPlace() bool {
+	return w.st.ids.set != nil && w.st.ids.set.Stats().FrozenInPlace
+}

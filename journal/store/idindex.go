@@ -171,7 +171,9 @@ func (x *idIndex) encode() (*idset.Encoding, error) {
 
 // readBinary restores a set from its encoding, reading IDs back through s.
 func (x *idIndex) readBinary(s *state, b []byte) error {
-	set, err := idset.Decode(b, x.options(s))
+	opt := x.options(s)
+	opt.KeepEncoding = true // b is the checkpoint's, read aligned and never changed
+	set, err := idset.Decode(b, opt)
 	if err != nil {
 		return err
 	}

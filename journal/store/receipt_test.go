@@ -288,3 +288,28 @@ func TestNextEventIDsNeverReadBack(t *testing.T) {
 	}
 	t.Logf("%d IDs, %d skipped: %v", len(ids), len(skipped), skipped)
 }
+
+// TestCheckpointIndexReadInPlace: whatever the length of what comes before
+// it (a projection of 0 to 8 bytes shifts it), the ID index's words are
+// written 8-byte aligned in the checkpoint and read so, and the index uses
+// them where they were read.
+func TestCheckpointIndexReadInPlace(t *testing.T) {
+	for n := range 9 {
+		st, _ := openStore(t)
+		appendUUIDs(t, st, "s", 0, 300, store.WriterOptions{Create: true, CheckpointMinEvents: -1})
+		w := openWriter(t, st, "s", store.WriterOptions{CheckpointMinEvents: -1})
+		p := w.Position()
+		if err := w.SetProjection(&store.Projection{Key: "k", Lines: p.Events, Offset: p.Size, Data: bytes.Repeat([]byte{'x'}, n)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.WriteCheckpoint(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		w = openWriter(t, st, "s", store.WriterOptions{CheckpointMinEvents: -1})
+		if !w.OpenedFrom().Used || !w.IDWordsInPlace() {
+			t.Fatalf("projection of %d bytes: opened %+v, words in place %v", n, w.OpenedFrom(), w.IDWordsInPlace())
+		}
+		w.Close()
+	}
+}
