@@ -96,7 +96,7 @@ bench-session-rss: build
 bench-go: gen
 	TRACECHECK_BENCH_FILE=$(CURDIR)/$(BENCH_TRACE) $(GO) test -run='^$$' -bench='ReplayStream|Validate|Scan' -benchtime=5x ./reducer
 	$(GO) test -run='^$$' -bench='CheckpointResume' -benchtime=50x ./reducer
-	$(GO) test -run='^$$' -bench='ResumeAfter' -benchtime=100x ./reducer
+	$(GO) test -run='^$$' -bench='ResumeAfter|ResumePaired' -benchtime=100x ./reducer
 	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v '/reducer$$')
 
 .PHONY: bench-view

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -101,8 +102,12 @@ func (s *benchSession) resume(b *testing.B) *reducer.Resumed {
 // UUIDs (ids=uuid): the cost must not grow with the prior events (issues 5
 // and 13: within 2x). tail=0 resumes right after the previous
 // resume; tail=N first appends about N events (agent turns) with a writer
-// that dies without a checkpoint, so the resume reads them (store state and
-// history) after the checkpoint. The model-visible history stays bounded
+// that writes no checkpoint (CheckpointMinEvents -1; its tail receipt
+// covers them, as it does for a writer killed after its appends), so the
+// resume reads them (store state and history) after the checkpoint. Close
+// rewrites the checkpoint only once the opens have read tail bytes
+// amounting to a sixth of it, so an iteration pays the rewrite now and
+// then, as a real resume does. The model-visible history stays bounded
 // because the generated session compacts, as long sessions do.
 func BenchmarkResumeAfter(b *testing.B) {
 	dir := b.TempDir()
@@ -140,4 +145,62 @@ func BenchmarkResumeAfter(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkResumePaired is BenchmarkResumeAfter's comparison made robust
+// to a shared, noisy machine: each iteration resumes the session after 1k
+// events and the one after 1M in turn (same ID style, same tail), and the
+// figure is the median of the per-pair ratios (ratio-1M/1k), as a whole-
+// process A/B tool pairs its runs, with each side's median time (ms-1k,
+// ms-1M). ns/op is the pair's.
+func BenchmarkResumePaired(b *testing.B) {
+	dir := b.TempDir()
+	sessions := map[sessiongen.IDStyle][2]*benchSession{}
+	for _, tail := range []int{0, 100} {
+		for _, ids := range []string{"ref", "padded", "uuid"} {
+			b.Run(fmt.Sprintf("tail=%d/ids=%s", tail, ids), func(b *testing.B) {
+				style := map[string]sessiongen.IDStyle{"ref": sessiongen.RefIDs, "padded": sessiongen.PaddedIDs, "uuid": sessiongen.UUIDIDs}[ids]
+				pair, ok := sessions[style]
+				if !ok {
+					pair = [2]*benchSession{newBenchSession(b, dir, 1_000, style), newBenchSession(b, dir, 1_000_000, style)}
+					sessions[style] = pair
+				}
+				var took [2][]float64
+				var ratios []float64
+				b.ResetTimer()
+				for range b.N {
+					var d [2]time.Duration
+					for i, s := range pair {
+						b.StopTimer()
+						if tail > 0 {
+							appendTurns(b, s.st, s.g, tail/7, false, true)
+						}
+						b.StartTimer()
+						start := time.Now()
+						res := s.resume(b)
+						d[i] = time.Since(start)
+						b.StopTimer()
+						for j := range res.Appended {
+							s.g.observe(b, &res.Appended[j])
+						}
+						b.StartTimer()
+					}
+					took[0], took[1] = append(took[0], float64(d[0])/1e6), append(took[1], float64(d[1])/1e6)
+					ratios = append(ratios, float64(d[1])/float64(d[0]))
+				}
+				b.ReportMetric(median(took[0]), "ms-1k")
+				b.ReportMetric(median(took[1]), "ms-1M")
+				b.ReportMetric(median(ratios), "ratio-1M/1k")
+			})
+		}
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }

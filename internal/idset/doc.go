@@ -107,7 +107,9 @@
 // a k-way collision about 2^(64(k-1)/k). A decoded set reads all older ids
 // once (Source.EachID) on its first "maybe" about one of them: at most one
 // pass over the prefix per process, the cost of opening without a
-// checkpoint.
+// checkpoint. Known (a lookup that never reads back) and Vouch (the caller
+// knows an id is none of the decoded ones) keep a caller that can avoid it
+// off that read.
 //
 // Disk: 24 bytes a record, merged about log4 times, and in own mode the
 // ids' bytes (about 65 bytes an id for UUIDs, 650 MB at 10M), in temporary

@@ -113,7 +113,8 @@
 // first line and of 16 sampled blocks, and reads the whole file when any of
 // them differs (Writer.OpenedFrom says why). The session file is never
 // changed because of a checkpoint. Close rewrites a checkpoint only once the
-// events after it amount to a sixteenth of its size; until then
+// opens since it have read tail bytes amounting to a sixth of its size (a
+// rent-or-buy rule); until then
 // <name>.jsonl.receipt, written after every append, lets the next writer
 // take the IDs of those events as new without asking the checkpoint's
 // fingerprints (receipt.go).

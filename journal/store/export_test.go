@@ -18,6 +18,9 @@ func SetWriteSideFile(fn func(f *os.File, b []byte) (int, error)) (restore func(
 	return func() { writeSideFile = old }
 }
 
+// CheckpointTailRatio is Close's rule for rewriting a checkpoint.
+const CheckpointTailRatio = checkpointTailRatio
+
 // SetCheckpointLimit lowers the checkpoint size limit for a test,
 // returning a function that restores it.
 func SetCheckpointLimit(n int64) (restore func()) {

@@ -15,7 +15,9 @@ package store
 // checkpoint already. After each append, and at Close when it does not
 // write a checkpoint, it writes a receipt, <session file>.receipt: the
 // SHA-256 trailer of the checkpoint it built on, the end of the bytes after
-// it that it covers, and their SHA-256. A writer that opens the session
+// it that it covers, their SHA-256, and how many tail bytes the opens since
+// that checkpoint have read (what decides when Close rewrites it:
+// Writer.checkpointDue). A writer that opens the session
 // from the same checkpoint hashes the same bytes; when they match, the IDs
 // of the events in them are vouched for (idset.Set.Vouch): new to the
 // checkpoint's IDs, as the earlier writer established. Everything else
@@ -48,9 +50,9 @@ const ReceiptExt = ".receipt"
 const receiptMagic = "tracecheck-tail-receipt/1\n"
 
 // receiptLen is a receipt's size: magic, the checkpoint's trailer, the
-// covered end (int64, little-endian), the covered bytes' SHA-256, and the
-// SHA-256 of all of that.
-const receiptLen = len(receiptMagic) + sha256.Size + 8 + sha256.Size + sha256.Size
+// covered end and the tail bytes read (int64s, little-endian), the covered
+// bytes' SHA-256, and the SHA-256 of all of that.
+const receiptLen = len(receiptMagic) + sha256.Size + 8 + 8 + sha256.Size + sha256.Size
 
 func receiptPath(path string) string { return path + ReceiptExt }
 
@@ -70,13 +72,17 @@ type receipts struct {
 	// hashed is the end of the bytes in tail; written, the end the
 	// receipt on disk covers (base.size when there is none of this base).
 	hashed, written int64
-	f               *os.File // the receipt file, once opened
+	// read is how many tail bytes the opens from base have read, this
+	// writer's included; readWritten, what the receipt on disk says.
+	read, readWritten int64
+	f                 *os.File // the receipt file, once opened
 }
 
 // start makes base the checkpoint receipts build on, with no byte after
 // it hashed yet.
 func (r *receipts) start(base *receiptBase) {
 	r.base, r.tail, r.hashed, r.written = base, sha256.New(), base.size, base.size // an empty tail needs no receipt
+	r.read, r.readWritten = 0, 0
 }
 
 // stop ends receipts for this writer (no checkpoint to build on, or a
@@ -112,7 +118,7 @@ func (r *receipts) verified(path string, src io.ReaderAt, fileSize int64) int64 
 	if r.base == nil {
 		return 0
 	}
-	end, sum, ok := readReceipt(receiptPath(path), r.base)
+	end, read, sum, ok := readReceipt(receiptPath(path), r.base)
 	if !ok || end > fileSize {
 		return r.base.size
 	}
@@ -121,51 +127,53 @@ func (r *receipts) verified(path string, src io.ReaderAt, fileSize int64) int64 
 		r.start(r.base)
 		return r.base.size
 	}
-	r.written = end
+	r.written, r.read, r.readWritten = end, read, read
 	return end
 }
 
 // readReceipt reads the receipt at path when it builds on base: the end it
-// covers and the SHA-256 of the bytes [base.size, end).
-func readReceipt(path string, base *receiptBase) (end int64, sum [sha256.Size]byte, ok bool) {
+// covers, the tail bytes read so far, and the SHA-256 of the bytes
+// [base.size, end).
+func readReceipt(path string, base *receiptBase) (end, read int64, sum [sha256.Size]byte, ok bool) {
 	f, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
-		return 0, sum, false
+		return 0, 0, sum, false
 	}
 	defer f.Close()
 	var b [receiptLen + 1]byte
 	n, _ := io.ReadFull(f, b[:])
 	if n != receiptLen {
-		return 0, sum, false
+		return 0, 0, sum, false
 	}
 	body, check := b[:receiptLen-sha256.Size], b[receiptLen-sha256.Size:receiptLen]
 	if s := sha256.Sum256(body); !bytes.Equal(s[:], check) {
-		return 0, sum, false
+		return 0, 0, sum, false
 	}
 	d, ok := bytes.CutPrefix(body, []byte(receiptMagic))
 	if !ok || !bytes.Equal(d[:sha256.Size], base.digest[:]) {
-		return 0, sum, false
+		return 0, 0, sum, false
 	}
 	d = d[sha256.Size:]
-	end = int64(binary.LittleEndian.Uint64(d))
-	copy(sum[:], d[8:])
-	if end < base.size {
-		return 0, sum, false
+	end, read = int64(binary.LittleEndian.Uint64(d)), int64(binary.LittleEndian.Uint64(d[8:]))
+	copy(sum[:], d[16:])
+	if end < base.size || read < 0 {
+		return 0, 0, sum, false
 	}
-	return end, sum, true
+	return end, read, sum, true
 }
 
 // write replaces the receipt of path with one covering everything hashed.
 // A receipt that cannot be written ends receipts for the writer: the next
 // open checks the tail in full, which is slower, never wrong.
 func (r *receipts) write(path string) {
-	if r.base == nil || r.written == r.hashed {
+	if r.base == nil || (r.written == r.hashed && r.readWritten == r.read) {
 		return
 	}
 	b := make([]byte, 0, receiptLen)
 	b = append(b, receiptMagic...)
 	b = append(b, r.base.digest[:]...)
 	b = binary.LittleEndian.AppendUint64(b, uint64(r.hashed))
+	b = binary.LittleEndian.AppendUint64(b, uint64(r.read))
 	b = r.tail.Sum(b)
 	s := sha256.Sum256(b)
 	b = append(b, s[:]...)
@@ -173,7 +181,7 @@ func (r *receipts) write(path string) {
 		r.stop()
 		return
 	}
-	r.written = r.hashed
+	r.written, r.readWritten = r.hashed, r.read
 }
 
 // put writes a receipt's bytes. The writer's first receipt is a new file

@@ -243,6 +243,7 @@ func (w *Writer) load(opts WriterOptions) (*state, *Torn, error) {
 					if herr := w.rc.hashFile(w.f, st.size); herr != nil {
 						w.rc.stop()
 					}
+					w.rc.read += st.size - size
 				}
 				return st, torn, err
 			}
@@ -455,26 +456,30 @@ func (w *Writer) mayBeTaken(id string) bool {
 	return found || !sure
 }
 
-// checkpointTailRatio: Close rewrites a checkpoint once the session bytes
-// after it reach 1/checkpointTailRatio of the checkpoint's own size, and
-// before that leaves it, with a receipt for the tail. Rewriting costs
-// about 3 ns a checkpoint byte with its fsync, reading the tail on open
-// about 10 ns a byte: for a session of UUIDs at a million events (a 1.8 MB
-// checkpoint) a tail of up to 56 KB (about a hundred events) costs each
-// open a fraction of a millisecond, where rewriting on every close cost
-// about 5 ms (BENCHMARKS.md, "Resume after 1M events"). A session of
-// counter IDs has a checkpoint of a few KB, rewritten as before.
-const checkpointTailRatio = 16
+// checkpointTailRatio: Close rewrites a checkpoint once the tail bytes
+// that the opens since it have read (the receipt counts them), with the
+// tail the next open will read, reach 1/checkpointTailRatio of the
+// checkpoint's own size; before that it leaves it, with a receipt for the
+// tail. This is the rent-or-buy rule: reading a tail byte on open (checking
+// the event, rebuilding the resume history) costs about 36 ns, rewriting a
+// checkpoint byte about 6 ns with its fsync (at a million UUIDs: 2 ms for a
+// tail of a hundred events, about 11 ms of wall time to rewrite 1.8 MB;
+// BENCHMARKS.md, "Resume after 1M events"), so the checkpoint is rewritten
+// once the opens have paid about what one rewrite costs: whatever the
+// pattern of appends and opens, never more than about twice the work of
+// the best schedule. A session of counter IDs has a checkpoint of a few
+// KB, rewritten nearly as often as before.
+const checkpointTailRatio = 6
 
 // checkpointDue reports whether Close should write the checkpoint: always
 // when the writer has none to build on or no receipt can cover the tail,
-// else once the tail is large against the checkpoint.
+// else by checkpointTailRatio.
 func (w *Writer) checkpointDue() bool {
 	b := w.rc.base
 	if b == nil || w.rc.hashed != w.st.size {
 		return true
 	}
-	return (w.st.size-b.size)*checkpointTailRatio >= b.fileSize
+	return (w.rc.read+w.st.size-b.size)*checkpointTailRatio >= b.fileSize
 }
 
 // NextEventIDs is the event_id rule of NextEventID for a session of events
