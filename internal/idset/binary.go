@@ -638,6 +638,7 @@ func (s *Set) decode(d *decoder, flags byte) error {
 		return errors.New("idset: decoding a set that holds ids needs a Source to read them back")
 	}
 	nw := d.uvarint("window")
+	var winFPs []uint64 // fingerprints of the window's general ids
 	if d.err == nil && nw > uint64(len(d.b)) {
 		d.fail("%d window entries", nw)
 	}
@@ -652,11 +653,24 @@ func (s *Set) decode(d *decoder, flags byte) error {
 		if d.err != nil {
 			break
 		}
-		if o >= s.n || !s.decodedHas(id, o) {
+		h := s.hashFn(id)
+		if s.hasStyle && s.bits.has(o) || s.frozen == nil {
+			if o >= s.n || !s.decodedHas(id, o) {
+				d.fail("window entry %d is not in the set", i)
+				break
+			}
+		} else if o >= s.n {
 			d.fail("window entry %d is not in the set", i)
 			break
+		} else {
+			winFPs = append(winFPs, h>>(64-s.frozenP))
 		}
-		s.window().insert(s.hashFn(id), id, o, pos)
+		s.window().insert(h, id, o, pos)
+	}
+	// The others are checked against the fingerprints in one pass.
+	slices.Sort(winFPs)
+	if d.err == nil && len(winFPs) > 0 && !s.frozen.containsAll(winFPs) {
+		d.fail("a window entry is not in the set")
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d bytes after the end", len(d.b))

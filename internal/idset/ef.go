@@ -96,7 +96,7 @@ func (e *ef) index() error {
 		return bad
 	}
 	zerosWant := e.highBits - e.n
-	e.samples = e.samples[:0]
+	e.samples = make([]uint64, 0, zerosWant/efSample+1)
 	var zeros, ones uint64
 	for wi, w := range e.high {
 		valid := uint64(64)
@@ -166,6 +166,50 @@ func (e *ef) select0(k uint64) uint64 {
 		wi++
 		w = e.high[wi]
 	}
+}
+
+// seekZero returns the position of zero number k (0-based), counting from
+// word *wi, before which there are *zeros zeros; it leaves the cursor at
+// the word holding that zero, so that ascending ks cost one pass in all.
+// high must hold zero number k (index checked it).
+func (e *ef) seekZero(k uint64, wi, zeros *uint64) uint64 {
+	for {
+		w := e.high[*wi]
+		valid := min(e.highBits-*wi*64, 64)
+		z := valid - uint64(bits.OnesCount64(w))
+		if *zeros+z > k {
+			return *wi*64 + selectZero(w, k-*zeros)
+		}
+		*zeros += z
+		*wi++
+	}
+}
+
+// containsAll reports whether every one of vals (ascending) is one of the
+// values: one pass over high, without samples.
+func (e *ef) containsAll(vals []uint64) bool {
+	var wi, zeros uint64
+	for _, v := range vals {
+		if e.n == 0 || v>>e.l >= 1<<(e.p-e.l) {
+			return false
+		}
+		b, lo := v>>e.l, v&(1<<e.l-1)
+		var pos uint64
+		if b > 0 {
+			pos = e.seekZero(b-1, &wi, &zeros) + 1
+		}
+		found := false
+		for ; pos < e.highBits && e.high[pos/64]&(1<<(pos%64)) != 0; pos++ {
+			if e.lowAt(pos-b) == lo {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // contains reports whether v is one of the values.

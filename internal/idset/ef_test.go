@@ -146,3 +146,45 @@ func TestCopyBits(t *testing.T) {
 		}
 	}
 }
+
+// TestEliasFanoContainsAll: containsAll checks ascending values in one
+// pass over high and agrees with the values themselves.
+func TestEliasFanoContainsAll(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		n int
+		p uint
+	}{{1, 12}, {3, 5}, {100, 20}, {5000, 13}, {70000, 30}} {
+		vals := make([]uint64, c.n)
+		set := map[uint64]bool{}
+		for i := range vals {
+			vals[i] = r.Uint64() >> (64 - c.p)
+			set[vals[i]] = true
+		}
+		slices.Sort(vals)
+		e := newEFBuilder(uint64(c.n), c.p)
+		for i, v := range vals {
+			e.set(uint64(i), v)
+		}
+		if err := e.index(); err != nil {
+			t.Fatal(err)
+		}
+		var sub []uint64
+		for _, v := range vals {
+			if r.IntN(3) == 0 {
+				sub = append(sub, v)
+			}
+		}
+		if !e.containsAll(sub) || !e.containsAll(vals) {
+			t.Fatalf("n=%d: containsAll of present values is false", c.n)
+		}
+		for range 50 {
+			v := r.Uint64() >> (64 - c.p)
+			with := append(slices.Clone(sub), v)
+			slices.Sort(with)
+			if got := e.containsAll(with); got != set[v] {
+				t.Fatalf("n=%d: containsAll with %d (present %v) = %v", c.n, v, set[v], got)
+			}
+		}
+	}
+}
