@@ -27,8 +27,9 @@ type WriterOptions struct {
 	NoCheckpoint bool
 	// CheckpointMinEvents: Close writes a checkpoint when the session holds
 	// at least this many events and changed since its checkpoint, and the
-	// events after the checkpoint are not so few against its size that a
-	// receipt covers them better (checkpointTailRatio). 0 means
+	// tail bytes read by the opens since the checkpoint have reached a
+	// sixth of its size (a rent-or-buy rule; until then the tail receipt
+	// covers them: docs/session-store.md, Checkpoints). 0 means
 	// DefaultCheckpointMinEvents; negative, never (WriteCheckpoint still
 	// writes one; receipts are still written).
 	CheckpointMinEvents int
@@ -418,8 +419,9 @@ func (w *Writer) HasRun(runID string) bool {
 // 0-based position in the whole session, or of the first position after it
 // whose ID is known to be free (a writer opened from a checkpoint skips an
 // ID that only a read of every older ID could prove free: about one in
-// 4,096 where a checkpoint keeps IDs as fingerprints). Within a single run this is the reference's
-// evt-%03d of the sequence; across runs it keeps IDs unique.
+// 4,096 where a checkpoint keeps IDs as fingerprints). Within a single run
+// this is the reference's evt-%03d of the sequence; across runs it keeps
+// IDs unique.
 func (w *Writer) NextEventID() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
