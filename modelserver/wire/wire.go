@@ -75,6 +75,12 @@ type Message struct {
 	Role      string
 	ToolCalls []string // assistant: the ids of the tool calls it makes, in order
 	Answers   string   // tool: the id of the call it answers
+	// Text is the message's content as the model reads it, what a trace
+	// hashes: its text parts joined by "\n" (a tool message: its output;
+	// a part that is not text as "[TYPE]", an image as "[image]"), then,
+	// for an assistant message, one line per tool call, "NAME ARGUMENTS"
+	// with the arguments as sent.
+	Text string
 }
 
 // Request is a decoded request.
