@@ -218,11 +218,18 @@ func modelEvents(t *testing.T, trace []byte) []string {
 	return payloadsOf(j.Events())
 }
 
+// payloadsOf lists the model events as "TYPE PAYLOAD". A served
+// model.request's message digests (which the scenario runner does not
+// record) are left out; TestMessageDigests checks them.
 func payloadsOf(events []journal.Event) []string {
 	var out []string
 	for _, e := range events {
 		if e.Type == "model.request" || e.Type == "model.response" {
-			out = append(out, e.Type+" "+string(e.Payload.AppendJSON(nil)))
+			p := e.Payload
+			if e.Type == "model.request" {
+				p = p.Without("messages")
+			}
+			out = append(out, e.Type+" "+string(p.AppendJSON(nil)))
 		}
 	}
 	return out

@@ -28,6 +28,8 @@
 package modelserver
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +37,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
+	"github.com/tracecheck/tracecheck/internal/placeholder"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -102,12 +106,20 @@ type Options struct {
 	MaxBodyBytes int64
 	// Log receives one line per rejected request; nil logs nothing.
 	Log io.Writer
+	// Placeholders replace what varies from run to run (the agent's
+	// workspace and home paths, today's date) in everything the trace
+	// records, the message hashes included, so that two runs of one
+	// scenario give the same trace; nil replaces nothing.
+	Placeholders *placeholder.Set
 }
 
 // Rejection is one request the server refused.
 type Rejection struct {
-	Turn    int // the turn it would have been
+	Turn int // the turn it would have been
+	// API is the API the request was judged by; "" for a path no API
+	// serves, which Route names (METHOD PATH).
 	API     wire.API
+	Route   string
 	Status  int
 	Kind    string // ErrorKind*
 	Message string
@@ -117,7 +129,11 @@ type Rejection struct {
 // holds a control, bidi or invalid character (it quotes the request) is
 // printed quoted by textsafe.Quote, else as it is.
 func (r Rejection) String() string {
-	return fmt.Sprintf("turn %d: %s %d %s: %s", r.Turn, r.API, r.Status, r.Kind, SafeText(r.Message))
+	judged := string(r.API)
+	if judged == "" {
+		judged = SafeText(r.Route) + " (no API serves it)"
+	}
+	return fmt.Sprintf("turn %d: %s %d %s: %s", r.Turn, judged, r.Status, r.Kind, SafeText(r.Message))
 }
 
 // SafeText is s when the only reasons textsafe.Quote would quote it are
@@ -172,11 +188,15 @@ func New(script Script, opt Options) *Server {
 	if opt.MaxBodyBytes <= 0 {
 		opt.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	trace := opt.Trace
+	if trace != nil && opt.Placeholders != nil {
+		trace = placeholderWriter{trace, opt.Placeholders}
+	}
 	return &Server{
 		script: script,
 		opt:    opt,
 		model:  fakemodel.New(script.Turns),
-		log:    tracelog.New(opt.Trace, script.SessionID, script.Provenance),
+		log:    tracelog.New(trace, script.SessionID, script.Provenance),
 		report: Report{Turns: len(script.Turns)},
 	}
 }
@@ -191,8 +211,38 @@ func (s *Server) Report() Report {
 	return r
 }
 
+// placeholderWriter writes each exchange (one Write of whole JSON lines)
+// with the placeholders' values replaced.
+type placeholderWriter struct {
+	w   io.Writer
+	set *placeholder.Set
+}
+
+func (p placeholderWriter) Write(b []byte) (int, error) {
+	if _, err := p.w.Write(p.set.JSON(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
 // ServeHTTP routes a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/" && (r.Method == http.MethodHead || r.Method == http.MethodGet) {
+		// Clients check or warm the connection with HEAD / or GET / (Claude
+		// Code sends a HEAD / before its first request): answered, never a
+		// turn and never a rejection.
+		w.Header().Set("Content-Type", wire.ContentJSON)
+		body := []byte("{\"ok\":true,\"server\":\"tracecheck scripted model\"}\n")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		if r.Method == http.MethodGet {
+			w.Write(body)
+		}
+		return
+	}
+	if r.URL.Path == wire.PathCountTokens {
+		s.countTokens(w, r)
+		return
+	}
 	if r.URL.Path == wire.PathModels {
 		if r.Method != http.MethodGet {
 			s.reject(w, wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version")), nil, KindNotFound, methodNotAllowed(r))
@@ -205,8 +255,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	api, ok := wire.ForPath(r.URL.Path)
 	if !ok {
-		s.reject(w, wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version")), nil, KindNotFound, &wire.Error{
-			Status: 404, Type: wire.TypeNotFound, Message: fmt.Sprintf("Invalid URL (%s %s): this server answers POST %s, POST %s and GET %s", r.Method, r.URL.Path, wire.PathChatCompletions, wire.PathMessages, wire.PathModels),
+		s.rejectUnserved(w, r, &wire.Error{
+			Status: 404, Type: wire.TypeNotFound, Message: fmt.Sprintf("Invalid URL (%s %s): this server answers %s", r.Method, r.URL.Path, servedList),
 		})
 		return
 	}
@@ -214,17 +264,60 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, api, nil, KindNotFound, methodNotAllowed(r))
 		return
 	}
+	body, ok := s.readBody(w, r, api)
+	if !ok {
+		return
+	}
+	s.exchange(w, api, body, decodeOptions(r))
+}
+
+// servedList names the endpoints in a 404's message.
+var servedList = strings.Join([]string{
+	"POST " + wire.PathChatCompletions, "POST /v1/responses", "POST " + wire.PathMessages,
+	"POST " + wire.PathCountTokens, "GET " + wire.PathModels, "HEAD /",
+}, ", ")
+
+// decodeOptions are what r's headers say about reading its body.
+func decodeOptions(r *http.Request) wire.DecodeOptions {
+	return wire.DecodeOptions{MidConversationSystem: wire.AnthropicBetaAllowsSystem(r.Header.Values("anthropic-beta"))}
+}
+
+// readBody reads a request body within the size limit; a failure is
+// rejected (and false returned).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, api wire.API) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			s.reject(w, api, nil, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", s.opt.MaxBodyBytes)})
-			return
+			return nil, false
 		}
 		s.reject(w, api, nil, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err))
+		return nil, false
+	}
+	return body, true
+}
+
+// countTokens answers POST /v1/messages/count_tokens: the request is
+// checked as a Messages request would be and answered with a count (a
+// quarter of the body's bytes, deterministic), never taking a turn.
+func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		s.reject(w, wire.AnthropicMessages, nil, KindNotFound, methodNotAllowed(r))
 		return
 	}
-	s.exchange(w, api, body)
+	body, ok := s.readBody(w, r, wire.AnthropicMessages)
+	if !ok {
+		return
+	}
+	if _, werr := wire.DecodeCountTokens(body, decodeOptions(r)); werr != nil {
+		s.reject(w, wire.AnthropicMessages, nil, KindInvalidRequest, werr)
+		return
+	}
+	out := fmt.Appendf(nil, "{\"input_tokens\":%d}\n", len(body)/4)
+	w.Header().Set("Content-Type", wire.ContentJSON)
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	w.Write(out)
 }
 
 func methodNotAllowed(r *http.Request) *wire.Error {
@@ -234,8 +327,8 @@ func methodNotAllowed(r *http.Request) *wire.Error {
 // exchange answers one model request: decode and check it, take the next
 // turn, record the exchange, then write the answer (outside the lock: a
 // slow reader delays nobody else).
-func (s *Server) exchange(w http.ResponseWriter, api wire.API, body []byte) {
-	req, werr := wire.Decode(api, body)
+func (s *Server) exchange(w http.ResponseWriter, api wire.API, body []byte, opt wire.DecodeOptions) {
+	req, werr := wire.DecodeWith(api, body, opt)
 	if werr != nil {
 		s.reject(w, api, req, KindInvalidRequest, werr) // req is set when only the tool-call protocol is broken
 		return
@@ -320,18 +413,74 @@ func (s *Server) requestEntry(turn int, req *wire.Request) tracelog.Entry {
 			jsonv.M("message_count", jsonv.Int(int64(len(req.Messages)))),
 			jsonv.M("roles", jsonv.StrArr(req.Roles())),
 			jsonv.M("tools", jsonv.StrArr(tools)),
+			jsonv.M("messages", jsonv.Arr(s.messageDigests(req.Messages)...)),
 		),
 	}
 }
 
+// PreviewRunes is how much of a message's text a trace's preview shows.
+const PreviewRunes = 48
+
+// messageDigests describe each message of a request for the trace: its
+// role, the calls it makes or answers, and the SHA-256 and a short
+// preview of its text with the placeholders applied, so that a changed
+// tool output or prompt is a difference in the trace while what varies per
+// run is not.
+func (s *Server) messageDigests(msgs []wire.Message) []jsonv.Value {
+	out := make([]jsonv.Value, len(msgs))
+	for i, m := range msgs {
+		text := s.opt.Placeholders.Text(m.Text)
+		sum := sha256.Sum256([]byte(text))
+		ms := []jsonv.Member{jsonv.M("role", jsonv.Str(m.Role))}
+		if len(m.ToolCalls) > 0 {
+			ms = append(ms, jsonv.M("calls", jsonv.StrArr(m.ToolCalls)))
+		}
+		if m.Answers != "" {
+			ms = append(ms, jsonv.M("answers", jsonv.Str(m.Answers)))
+		}
+		ms = append(ms,
+			jsonv.M("sha256", jsonv.Str(hex.EncodeToString(sum[:]))),
+			jsonv.M("chars", jsonv.Int(int64(utf8.RuneCountInString(text)))),
+			jsonv.M("preview", jsonv.Str(preview(text))),
+		)
+		out[i] = jsonv.Obj(ms...)
+	}
+	return out
+}
+
+// preview is the start of text, at most PreviewRunes runes, "…" when cut.
+func preview(text string) string {
+	n := 0
+	for i := range text {
+		if n == PreviewRunes {
+			return strings.ToValidUTF8(text[:i], "") + "…"
+		}
+		n++
+	}
+	return strings.ToValidUTF8(text, "")
+}
+
 func (s *Server) modelActor() journal.Actor { return journal.Actor{Kind: "model", ID: s.script.Model} }
+
+// rejectUnserved rejects a request for a path no API serves: the
+// rejection names the route, not an API, and the error body takes the
+// shape of the API the client most likely meant.
+func (s *Server) rejectUnserved(w http.ResponseWriter, r *http.Request, e *wire.Error) {
+	s.rejectAs(w, wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version")), "", r.Method+" "+r.URL.Path, nil, KindNotFound, e)
+}
 
 // reject records a refused request (its model.request when it was decoded,
 // then an error event) and answers e in api's shape.
 func (s *Server) reject(w http.ResponseWriter, api wire.API, req *wire.Request, kind string, e *wire.Error) {
+	s.rejectAs(w, api, api, "", req, kind, e)
+}
+
+// rejectAs is reject with the error body in shape's form, the rejection
+// judged by api ("" for none: then route names what was asked).
+func (s *Server) rejectAs(w http.ResponseWriter, shape, api wire.API, route string, req *wire.Request, kind string, e *wire.Error) {
 	s.mu.Lock()
 	turn := s.report.Answered + 1
-	rej := Rejection{Turn: turn, API: api, Status: e.Status, Kind: kind, Message: e.Message}
+	rej := Rejection{Turn: turn, API: api, Route: route, Status: e.Status, Kind: kind, Message: e.Message}
 	s.report.Rejected = append(s.report.Rejected, rej)
 	var entries []tracelog.Entry
 	if req != nil {
@@ -349,7 +498,7 @@ func (s *Server) reject(w http.ResponseWriter, api wire.API, req *wire.Request, 
 	}
 	s.mu.Unlock()
 
-	body := e.Body(api)
+	body := e.Body(shape)
 	w.Header().Set("Content-Type", wire.ContentJSON)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(e.Status)

@@ -14,6 +14,22 @@ import (
 // tool-call protocol is broken the Request is returned with the error, so
 // a caller can still record what was sent.
 func Decode(api API, body []byte) (*Request, *Error) {
+	return DecodeWith(api, body, DecodeOptions{})
+}
+
+// DecodeOptions are what a request's headers change in how its body is
+// read.
+type DecodeOptions struct {
+	// MidConversationSystem accepts a message of role "system" inside an
+	// Anthropic request's messages, as the API does when the request's
+	// anthropic-beta header names the feature (see AnthropicBetaAllowsSystem);
+	// without it such a message is refused with the API's own wording, so
+	// that a client's fallback can fire.
+	MidConversationSystem bool
+}
+
+// DecodeWith is Decode with the options the request's headers set.
+func DecodeWith(api API, body []byte, opt DecodeOptions) (*Request, *Error) {
 	v, err := jsonv.Parse(body)
 	if err != nil {
 		return nil, Invalid("", "the request body is not valid JSON (%v): send one JSON object", err)
@@ -25,7 +41,7 @@ func Decode(api API, body []byte) (*Request, *Error) {
 	case OpenAIChat:
 		return decodeOpenAI(v)
 	case AnthropicMessages:
-		return decodeAnthropic(v)
+		return decodeAnthropic(v, opt)
 	}
 	return nil, &Error{Status: 404, Type: TypeNotFound, Message: fmt.Sprintf("unknown API %q", api)}
 }
@@ -116,6 +132,8 @@ func openAIMessage(i int, m jsonv.Value) (Message, *Error) {
 		e.Code = "invalid_value"
 		return Message{}, e
 	}
+	content, _ := m.Get("content")
+	msg.Text = contentText(content)
 	switch msg.Role {
 	case RoleAssistant:
 		calls, ok, typed := field(m, "tool_calls", jsonv.Array)
@@ -133,6 +151,8 @@ func openAIMessage(i int, m jsonv.Value) (Message, *Error) {
 				return Message{}, Invalid(index("messages", i, ".tool_calls")+".["+strconv.Itoa(k)+"].function.name", "Missing required parameter: 'messages[%d].tool_calls[%d].function.name'.", i, k)
 			}
 			msg.ToolCalls = append(msg.ToolCalls, id.Text())
+			args, _ := fn.Get("arguments")
+			msg.Text = joinText(msg.Text, callLine(name.Text(), args))
 		}
 	case RoleTool:
 		id, _ := m.Get("tool_call_id")
@@ -201,7 +221,7 @@ func indexOf(ss []string, s string) int {
 	return -1
 }
 
-func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
+func decodeAnthropic(v jsonv.Value, opt DecodeOptions) (*Request, *Error) {
 	r := &Request{API: AnthropicMessages, Body: v}
 	model, ok, typed := field(v, "model", jsonv.String)
 	if !ok || !typed || model.Text() == "" {
@@ -220,7 +240,7 @@ func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
 		switch {
 		case sys.Kind() == jsonv.String:
 			if sys.Text() != "" {
-				r.Messages = append(r.Messages, Message{Role: RoleSystem})
+				r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: sys.Text()})
 			}
 		case sys.Kind() == jsonv.Array:
 			for k, b := range sys.Elems() {
@@ -229,7 +249,7 @@ func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
 				}
 			}
 			if sys.Len() > 0 {
-				r.Messages = append(r.Messages, Message{Role: RoleSystem})
+				r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: contentText(sys)})
 			}
 		default:
 			return nil, Invalid("", "system: Input should be a valid string or a list of text blocks")
@@ -251,6 +271,14 @@ func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
 			return nil, Invalid("", "messages.%d: Input should be a valid dictionary", i)
 		}
 		role, _ := m.Get("role")
+		if role.Text() == RoleSystem && role.Kind() == jsonv.String && opt.MidConversationSystem {
+			c, _ := m.Get("content")
+			if c.Kind() != jsonv.String && c.Kind() != jsonv.Array {
+				return nil, Invalid("", "messages.%d.content: Input should be a valid string or a list of content blocks", i)
+			}
+			r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: contentText(c)})
+			continue // a system turn is not part of the tool-call protocol
+		}
 		if role.Text() != RoleUser && role.Text() != RoleAssistant || role.Kind() != jsonv.String {
 			return nil, Invalid("", "messages.%d.role: Input should be 'user' or 'assistant'", i)
 		}
@@ -259,6 +287,7 @@ func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
 			return nil, e
 		}
 		var uses, results []string
+		var resultTexts, texts []string
 		other := false
 		for k, b := range blocks {
 			typ, _ := b.Get("type")
@@ -273,6 +302,8 @@ func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
 					return nil, Invalid("", "messages.%d.content.%d.tool_use: `id` and `name` are required strings", i, k)
 				}
 				uses = append(uses, id.Text())
+				input, _ := b.Get("input")
+				texts = append(texts, callLine(name.Text(), input))
 			case "tool_result":
 				if role.Text() != RoleUser {
 					return nil, Invalid("", "messages.%d.content.%d: `tool_result` blocks can only be in `user` messages", i, k)
@@ -285,8 +316,10 @@ func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
 					proto = Invalid("", "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, k, id.Text())
 				}
 				results = append(results, id.Text())
+				resultTexts = append(resultTexts, partText(b))
 			default:
 				other = true
+				texts = append(texts, partText(b))
 			}
 		}
 		if len(prevUses) > 0 {
@@ -301,13 +334,13 @@ func decodeAnthropic(v jsonv.Value) (*Request, *Error) {
 			}
 		}
 		if role.Text() == RoleAssistant {
-			r.Messages = append(r.Messages, Message{Role: RoleAssistant, ToolCalls: uses})
+			r.Messages = append(r.Messages, Message{Role: RoleAssistant, ToolCalls: uses, Text: joinText(texts...)})
 		} else {
-			for _, id := range results {
-				r.Messages = append(r.Messages, Message{Role: RoleTool, Answers: id})
+			for k, id := range results {
+				r.Messages = append(r.Messages, Message{Role: RoleTool, Answers: id, Text: resultTexts[k]})
 			}
 			if other || len(results) == 0 {
-				r.Messages = append(r.Messages, Message{Role: RoleUser})
+				r.Messages = append(r.Messages, Message{Role: RoleUser, Text: joinText(texts...)})
 			}
 		}
 		prevUses = uses
@@ -352,4 +385,24 @@ func anthropicBlocks(i int, m jsonv.Value) ([]jsonv.Value, *Error) {
 
 func orphanAnthropic(at int, ids []string) *Error {
 	return Invalid("", "messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", at, strings.Join(ids, ", "))
+}
+
+// DecodeCountTokens checks the body of a count_tokens request: a Messages
+// request without max_tokens (the tool-call protocol is not enforced).
+func DecodeCountTokens(body []byte, opt DecodeOptions) (*Request, *Error) {
+	v, err := jsonv.Parse(body)
+	if err != nil {
+		return nil, Invalid("", "the request body is not valid JSON (%v): send one JSON object", err)
+	}
+	if v.Kind() != jsonv.Object {
+		return nil, Invalid("", "the request body is a JSON %s: send one JSON object", v.Kind())
+	}
+	if !v.Has("max_tokens") {
+		v = v.With("max_tokens", jsonv.Int(1))
+	}
+	r, e := decodeAnthropic(v, opt)
+	if r != nil && e != nil {
+		e = nil // an unanswered call is counted, not refused
+	}
+	return r, e
 }

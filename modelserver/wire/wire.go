@@ -25,6 +25,7 @@ package wire
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -44,6 +45,27 @@ const (
 	PathMessages        = "/v1/messages"
 	PathModels          = "/v1/models"
 )
+
+// PathCountTokens is Anthropic's token counting endpoint, answered
+// without taking a turn.
+const PathCountTokens = "/v1/messages/count_tokens"
+
+// AnthropicBetaAllowsSystem reports whether an anthropic-beta header value
+// (comma-separated beta names, possibly sent as several headers) names a
+// beta under which the Messages API accepts a "system" message inside
+// messages: mid-conversation-system-*, and per-turn-control-*, with which
+// Claude Code 2.1 sends its system turns.
+func AnthropicBetaAllowsSystem(values []string) bool {
+	for _, v := range values {
+		for _, b := range strings.Split(v, ",") {
+			b = strings.TrimSpace(b)
+			if strings.HasPrefix(b, "mid-conversation-system") || strings.HasPrefix(b, "per-turn-control") {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // ForPath returns the API whose endpoint path is, and whether there is one.
 func ForPath(path string) (API, bool) {
