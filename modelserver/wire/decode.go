@@ -40,6 +40,8 @@ func DecodeWith(api API, body []byte, opt DecodeOptions) (*Request, *Error) {
 	switch api {
 	case OpenAIChat:
 		return decodeOpenAI(v)
+	case OpenAIResponses:
+		return decodeResponses(v)
 	case AnthropicMessages:
 		return decodeAnthropic(v, opt)
 	}

@@ -44,6 +44,8 @@ const ArgumentPiece = 8
 // joined.
 func Render(req *Request, a Answer) Response {
 	switch {
+	case req.API == OpenAIResponses:
+		return renderResponses(req, a)
 	case req.API == AnthropicMessages && req.Stream:
 		return Response{ContentType: ContentSSE, Events: anthropicStream(a)}
 	case req.API == AnthropicMessages:

@@ -1,5 +1,6 @@
-// Package wire speaks the two model APIs coding agents call, from the
-// server's side: OpenAI Chat Completions (POST /v1/chat/completions) and
+// Package wire speaks the model APIs coding agents call, from the
+// server's side: OpenAI Chat Completions (POST /v1/chat/completions),
+// the OpenAI Responses API (POST /v1/responses, which Codex speaks) and
 // Anthropic Messages (POST /v1/messages).
 //
 // Decode reads a request body into a Request: the model, whether a stream
@@ -7,17 +8,19 @@
 // message's role, the tool calls an assistant message makes, the call a
 // tool message answers, the tool names offered). It rejects what the real
 // APIs reject with the status and error body they use, among them the
-// tool-call protocol both providers enforce: every tool call of an
-// assistant message needs a matching tool result right after it, and a
-// tool result needs the call it answers.
+// tool-call protocol every one of them enforces: every tool call of an
+// assistant message needs a matching tool result (right after it; for the
+// Responses API anywhere after it), and a tool result needs the call it
+// answers.
 //
 // Render turns one scripted answer (a fakemodel.Turn) into the bytes of a
 // response: one JSON body for a whole answer, or the server-sent events a
 // streaming client expects (OpenAI chat.completion.chunk objects ending in
 // "data: [DONE]"; Anthropic message_start, content_block_start/delta/stop,
-// message_delta, message_stop). A streamed turn's chunks become one content
-// delta each, in order; a tool call's arguments, compact JSON, arrive split
-// into several deltas, as the real APIs send them.
+// message_delta, message_stop; Responses response.created … response.completed
+// with one output item per message and function call). A streamed turn's
+// chunks become one content delta each, in order; a tool call's arguments,
+// compact JSON, arrive split into several deltas, as the real APIs send them.
 //
 // Nothing here touches the network: the caller writes the bytes.
 package wire
@@ -30,18 +33,20 @@ import (
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
-// API names one of the two wire formats.
+// API names one of the wire formats.
 type API string
 
 // The APIs served, named as the trace and the cassettes name them.
 const (
 	OpenAIChat        API = "openai.chat"
+	OpenAIResponses   API = "openai.responses"
 	AnthropicMessages API = "anthropic.messages"
 )
 
 // Paths of the endpoints.
 const (
 	PathChatCompletions = "/v1/chat/completions"
+	PathResponses       = "/v1/responses"
 	PathMessages        = "/v1/messages"
 	PathModels          = "/v1/models"
 )
@@ -72,6 +77,8 @@ func ForPath(path string) (API, bool) {
 	switch path {
 	case PathChatCompletions:
 		return OpenAIChat, true
+	case PathResponses:
+		return OpenAIResponses, true
 	case PathMessages:
 		return AnthropicMessages, true
 	}
