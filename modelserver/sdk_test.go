@@ -19,6 +19,7 @@ import (
 	"github.com/tracecheck/tracecheck/fakemodel"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/modelserver"
+	"github.com/tracecheck/tracecheck/modelserver/wire"
 	"github.com/tracecheck/tracecheck/scenarios"
 )
 
@@ -113,6 +114,7 @@ type sdkTurn struct {
 	ToolCalls      []sdkCall `json:"tool_calls"`
 	Finish         string    `json:"finish"`
 	ArgumentDeltas int       `json:"argument_deltas"`
+	Events         []string  `json:"events,omitempty"` // openai-responses streamed: the event types in order
 }
 
 type sdkCall struct {
@@ -193,6 +195,8 @@ func wantTurns(t *testing.T, turns []fakemodel.Turn, sdk string, stream bool) []
 			w.ToolCalls = append(w.ToolCalls, sdkCall{ID: c.ID, Name: c.Name, Arguments: args})
 		}
 		switch {
+		case sdk == "openai-responses":
+			w.Finish = "completed" // the response's status
 		case sdk == "openai" && len(tn.ToolCalls) > 0:
 			w.Finish = "tool_calls"
 		case sdk == "openai":
@@ -235,12 +239,40 @@ func payloadsOf(events []journal.Event) []string {
 	return out
 }
 
+// wantResponsesEvents is the Responses API stream of a turn, event types in
+// order: the message item (when the turn has text, or nothing else) with
+// one text delta per chunk (the content in one), then each function call
+// with its arguments in SplitArguments' pieces.
+func wantResponsesEvents(tn fakemodel.Turn) []string {
+	ev := []string{"response.created", "response.in_progress"}
+	if tn.Text() != "" || len(tn.ToolCalls) == 0 {
+		ev = append(ev, "response.output_item.added", "response.content_part.added")
+		deltas := tn.Chunks
+		if !tn.Streamed() && tn.Content != "" {
+			deltas = []string{tn.Content}
+		}
+		for range deltas {
+			ev = append(ev, "response.output_text.delta")
+		}
+		ev = append(ev, "response.output_text.done", "response.content_part.done", "response.output_item.done")
+	}
+	for _, c := range tn.ToolCalls {
+		ev = append(ev, "response.output_item.added")
+		for range wire.SplitArguments(string(c.Arguments.AppendJSON(nil))) {
+			ev = append(ev, "response.function_call_arguments.delta")
+		}
+		ev = append(ev, "response.function_call_arguments.done", "response.output_item.done")
+	}
+	return append(ev, "response.completed")
+}
+
 // TestOfficialSDKs drives the script of testdata/modelserver/sdk-roundtrip
-// with the official OpenAI and Anthropic Node SDKs, whole and streamed,
-// through a tool call round trip. What each SDK parsed must equal the
-// script, a stream must deliver the scripted chunks as separate deltas and
-// the arguments in several, and the server's trace must record what the
-// scenario runner records for the same script.
+// with the official OpenAI (Chat Completions and Responses) and Anthropic
+// Node SDKs, whole and streamed, through a tool call round trip. What each
+// SDK parsed must equal the script, a stream must deliver the scripted
+// chunks as separate deltas and the arguments in several (a Responses
+// stream its events in the API's order), and the server's trace must
+// record what the scenario runner records for the same script.
 func TestOfficialSDKs(t *testing.T) {
 	dir := sdkClients(t)
 	sc := loadTestScenario(t, "sdk-roundtrip")
@@ -249,7 +281,7 @@ func TestOfficialSDKs(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantEvents := payloadsOf(rendered.Events)
-	for _, sdk := range []string{"openai", "anthropic"} {
+	for _, sdk := range []string{"openai", "openai-responses", "anthropic"} {
 		for _, mode := range []string{"whole", "stream"} {
 			t.Run(sdk+"/"+mode, func(t *testing.T) {
 				var trace bytes.Buffer
@@ -261,6 +293,12 @@ func TestOfficialSDKs(t *testing.T) {
 						t.Errorf("turn %d: the tool call arguments arrived in %d delta(s), want several", i+1, got.Turns[i].ArgumentDeltas)
 					}
 					got.Turns[i].ArgumentDeltas = 0
+					if sdk == "openai-responses" && mode == "stream" && i < len(sc.Turns) {
+						if diff := cmp.Diff(wantResponsesEvents(sc.Turns[i]), got.Turns[i].Events); diff != "" {
+							t.Errorf("turn %d: the Responses stream's events (-want +got):\n%s", i+1, diff)
+						}
+					}
+					got.Turns[i].Events = nil
 				}
 				if diff := cmp.Diff(want, got.Turns); diff != "" {
 					t.Errorf("what the SDK parsed (-script +sdk):\n%s", diff)
@@ -283,9 +321,140 @@ func TestOfficialSDKs(t *testing.T) {
 			if got.Error.Status != 400 || got.Error.Class != "BadRequestError" || !strings.Contains(got.Error.Message, "call-orphan") {
 				t.Errorf("SDK error %+v: want a 400 BadRequestError naming call-orphan", *got.Error)
 			}
+			if want := "400 No tool output found for function call call-orphan."; sdk == "openai-responses" && got.Error.Message != want {
+				t.Errorf("SDK error message %q, want %q", got.Error.Message, want)
+			}
 			if rep := srv.Report(); len(rep.Rejected) != 1 || rep.Used != 0 {
 				t.Errorf("report %+v: want one rejection and no turn used", rep)
 			}
 		})
+	}
+}
+
+// codexTurn is a request shaped as Codex 0.171 sends POST /v1/responses:
+// store false, the whole conversation as input, its tool kinds, the fields
+// it sets beside them.
+func codexTurn(t *testing.T, stream bool, input []any) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{
+		"model":        "gpt-5-codex",
+		"instructions": "You are Codex, a coding agent.",
+		"input":        input,
+		"tools": []any{
+			map[string]any{"type": "function", "name": "lookup", "description": "Look a rule up.", "strict": false, "parameters": map[string]any{"type": "object"}},
+			map[string]any{"type": "custom", "name": "apply_patch", "description": "Patch.", "format": map[string]any{"type": "grammar", "syntax": "lark", "definition": "start: x"}},
+			map[string]any{"type": "local_shell"},
+			map[string]any{"type": "web_search"},
+		},
+		"tool_choice": "auto", "parallel_tool_calls": false, "reasoning": nil, "store": false, "stream": stream,
+		"include": []string{}, "prompt_cache_key": "thread-1", "text": map[string]any{"verbosity": "low"},
+		"client_metadata": map[string]any{"x": "y"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestResponsesAPIOverHTTP drives the sdk-roundtrip script through POST
+// /v1/responses the way Codex does, without node: a streamed turn whose
+// output items go back as input with a function_call_output, then a whole
+// turn; the trace records the roles and tools, the ids follow the turn,
+// and a request with previous_response_id gets the OpenAI-shaped 400.
+func TestResponsesAPIOverHTTP(t *testing.T) {
+	sc := loadTestScenario(t, "sdk-roundtrip")
+	var trace bytes.Buffer
+	srv := modelserver.New(modelserver.ScriptOf(sc), modelserver.Options{Trace: &trace})
+	url := serve(t, srv) + wire.PathResponses
+	input := []any{
+		map[string]any{"type": "message", "role": "developer", "content": []any{map[string]any{"type": "input_text", "text": "<permissions>"}}},
+		map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": sc.Prompt}}},
+	}
+
+	status, body := post(t, url, codexTurn(t, true, input))
+	if status != 200 {
+		t.Fatalf("turn 1: %d %s", status, body)
+	}
+	var names []string
+	var completed map[string]any
+	var items []any
+	for k, block := range strings.SplitAfter(body, "\n\n") {
+		if block == "" {
+			continue
+		}
+		name, data, ok := strings.Cut(strings.TrimPrefix(block, "event: "), "\ndata: ")
+		var ev map[string]any
+		if !ok || json.Unmarshal([]byte(data), &ev) != nil || ev["type"] != name || ev["sequence_number"] != float64(k) {
+			t.Fatalf("event %d is not a named event with its type and sequence number: %q", k, block)
+		}
+		names = append(names, name)
+		switch name {
+		case "response.output_item.done":
+			items = append(items, ev["item"])
+		case "response.completed":
+			completed, _ = ev["response"].(map[string]any)
+		}
+	}
+	if diff := cmp.Diff(wantResponsesEvents(sc.Turns[0]), names); diff != "" {
+		t.Errorf("turn 1 events (-want +got):\n%s", diff)
+	}
+	if completed["id"] != "resp_tracecheck_001" || completed["status"] != "completed" || completed["usage"] == nil {
+		t.Errorf("response.completed carries %v", completed)
+	}
+	if len(items) != 2 {
+		t.Fatalf("turn 1: %d output items, want a message and a function call", len(items))
+	}
+	call, _ := items[1].(map[string]any)
+	if call["type"] != "function_call" || call["call_id"] != "call-lookup-1" || call["id"] != "fc_tracecheck_001_1" {
+		t.Errorf("turn 1 function call item %v", call)
+	}
+
+	input = append(input, map[string]any{"type": "reasoning", "summary": []any{}, "encrypted_content": "gAAA"})
+	input = append(input, items...)
+	input = append(input, map[string]any{"type": "function_call_output", "call_id": "call-lookup-1", "output": `{"rule":"observe events"}`})
+	status, body = post(t, url, codexTurn(t, false, input))
+	if status != 200 {
+		t.Fatalf("turn 2: %d %s", status, body)
+	}
+	var resp struct {
+		ID     string `json:"id"`
+		Output []struct {
+			ID      string `json:"id"`
+			Type    string `json:"type"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal([]byte(body), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.ID != "resp_tracecheck_002" || len(resp.Output) != 1 || resp.Output[0].ID != "msg_tracecheck_002_0" ||
+		len(resp.Output[0].Content) != 1 || resp.Output[0].Content[0].Text != sc.Turns[1].Text() {
+		t.Errorf("turn 2 response %s", body)
+	}
+
+	status, body = post(t, url, `{"model":"gpt-5-codex","input":"go on","previous_response_id":"resp_tracecheck_002","store":true}`)
+	if want := `{"error":{"message":"Previous response with id 'resp_tracecheck_002' not found: the scripted model server keeps no response state, so previous_response_id cannot be used; send the whole conversation in 'input' on every request (with store: false, as Codex does).","type":"invalid_request_error","param":"previous_response_id","code":"previous_response_not_found"}}` + "\n"; status != 400 || body != want {
+		t.Errorf("previous_response_id: %d %s\nwant 400 %s", status, body, want)
+	}
+
+	rep := srv.Report()
+	if rep.Used != 2 || len(rep.Rejected) != 1 || rep.Rejected[0].API != wire.OpenAIResponses {
+		t.Errorf("report %+v: want both turns used and the previous_response_id request rejected as openai.responses", rep)
+	}
+	var requests []string
+	for _, e := range modelEvents(t, trace.Bytes()) {
+		if strings.HasPrefix(e, "model.request ") {
+			requests = append(requests, e)
+		}
+	}
+	tools := `"tools":["lookup","apply_patch","local_shell","web_search"]`
+	want := []string{
+		`model.request {"turn":1,"message_count":3,"roles":["system","developer","user"],` + tools + `}`,
+		`model.request {"turn":2,"message_count":5,"roles":["system","developer","user","assistant","tool"],` + tools + `}`,
+	}
+	if diff := cmp.Diff(want, requests); diff != "" {
+		t.Errorf("the trace's model requests (-want +got):\n%s", diff)
 	}
 }

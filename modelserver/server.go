@@ -1,11 +1,12 @@
 // Package modelserver is the HTTP face of the scripted model: it serves a
 // scenario's scripted turns where agents look for a model, in the wire
-// formats their SDKs speak (package wire: OpenAI Chat Completions and
-// Anthropic Messages, whole and streamed), and records what the agent sent
-// as a Trace 0.1.0 journal.
+// formats their SDKs speak (package wire: OpenAI Chat Completions, the
+// OpenAI Responses API and Anthropic Messages, whole and streamed), and
+// records what the agent sent as a Trace 0.1.0 journal.
 //
-// A Server answers POST /v1/chat/completions and POST /v1/messages with the
-// script's next turn, and GET /v1/models with the scripted model's id. A
+// A Server answers POST /v1/chat/completions, POST /v1/responses (Codex's
+// wire_api = "responses") and POST /v1/messages with the script's next
+// turn, and GET /v1/models with the scripted model's id. A
 // scripted conversation is sequential: requests are taken one at a time in
 // the order they arrive (a concurrent request waits for the one before it
 // to be answered), so an agent that sends one request at a time always gets
@@ -365,6 +366,9 @@ func (s *Server) exchange(w http.ResponseWriter, api wire.API, body []byte, opt 
 	id := "chatcmpl-tracecheck-" + pad(turn)
 	if api == wire.AnthropicMessages {
 		id = "msg_tracecheck_" + pad(turn)
+	}
+	if api == wire.OpenAIResponses {
+		id = "resp_tracecheck_" + pad(turn) // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
 	}
 	resp := wire.Render(req, wire.Answer{ID: id, Created: scenarios.ClockStart.Unix() + int64(turn), Model: req.Model, Turn: t})
 	write(w, resp, api, turn)

@@ -205,7 +205,7 @@ func TestRejections(t *testing.T) {
 		{"no model", "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}]}`, 400, `{"error":{"message":"you must provide a model parameter`},
 		{"unknown role", "POST", "/v1/chat/completions", `{"model":"m","messages":[{"role":"robot","content":"x"}]}`, 400, `{"error":{"message":"Invalid value for 'messages[0].role': 'robot'.`},
 		{"anthropic without max_tokens", "POST", "/v1/messages", `{"model":"m","messages":[{"role":"user","content":"x"}]}`, 400, `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required`},
-		{"unknown path", "POST", "/v1/responses", `{}`, 404, `{"error":{"message":"Invalid URL (POST /v1/responses)`},
+		{"unknown path", "POST", "/v1/embeddings", `{}`, 404, `{"error":{"message":"Invalid URL (POST /v1/embeddings)`},
 		{"wrong method", "GET", "/v1/chat/completions", ``, 405, `{"error":{"message":"method GET is not allowed on /v1/chat/completions"`},
 		{"too large", "POST", "/v1/messages", `{"model":"` + strings.Repeat("x", 2000) + `"}`, 413, `{"type":"error","error":{"type":"request_too_large"`},
 	} {

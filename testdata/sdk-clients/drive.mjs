@@ -5,8 +5,9 @@
 //
 //   node drive.mjs SDK MODE BASE_URL < config.json
 //
-// SDK is openai or anthropic; MODE is whole, stream or orphan; BASE_URL the
-// server's URL (the OpenAI client gets BASE_URL/v1). config.json is
+// SDK is openai (Chat Completions), openai-responses (the Responses API,
+// client.responses.create) or anthropic; MODE is whole, stream or orphan;
+// BASE_URL the server's URL (the OpenAI client gets BASE_URL/v1). config.json is
 // {"prompt": "...", "tools": [{"name", "description", "parameters"}],
 //  "max_turns": N}.
 //
@@ -16,8 +17,17 @@
 // arrived), answer every tool call with {"ok": true, "call": ID}, and go on
 // until an answer has no tool call. orphan sends a history whose assistant
 // tool call has no tool result and prints the error the SDK raised.
+//
+// openai-responses sends the conversation as input items each time (the
+// previous answer's output items, then a function_call_output per call, as
+// Codex does with store: false). Streamed, it also records each answer's
+// event types in order, applies every event with the SDK's own
+// accumulator (which throws on an event that does not fit the response so
+// far) and fails when the sequence numbers do not count up from 0 or when
+// the accumulated output differs from response.completed's.
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 
 const [sdk, mode, baseURL] = process.argv.slice(2);
 const config = JSON.parse(await new Promise((resolve) => {
@@ -85,6 +95,64 @@ async function runOpenAI(stream) {
   return turns;
 }
 
+function responsesOut(r, deltas, argumentDeltas, events) {
+  const out = {
+    text: r.output_text,
+    deltas,
+    tool_calls: r.output.filter((o) => o.type === 'function_call').map((o) => ({ id: o.call_id, name: o.name, arguments: JSON.parse(o.arguments) })),
+    finish: r.status,
+    argument_deltas: argumentDeltas,
+  };
+  if (events) out.events = events;
+  return out;
+}
+
+async function responsesTurn(client, input, tools, stream) {
+  const body = { model, input, tools, store: false, parallel_tool_calls: false };
+  if (!stream) {
+    const r = await client.responses.create(body);
+    return { response: r, out: responsesOut(r, null, 0, null) };
+  }
+  const s = await client.responses.create({ ...body, stream: true });
+  const deltas = [];
+  const events = [];
+  let argumentDeltas = 0;
+  let snapshot;
+  let accumulated;
+  let completed;
+  for await (const ev of s) {
+    if (ev.sequence_number !== events.length) {
+      throw new Error(`event ${events.length} (${ev.type}) has sequence_number ${ev.sequence_number}`);
+    }
+    events.push(ev.type);
+    if (ev.type === 'response.completed') accumulated = JSON.stringify(snapshot.output);
+    snapshot = accumulateResponse(ev, snapshot);
+    if (ev.type === 'response.output_text.delta') deltas.push(ev.delta);
+    if (ev.type === 'response.function_call_arguments.delta' && ev.delta) argumentDeltas++;
+    if (ev.type === 'response.completed') completed = ev.response;
+  }
+  if (!completed) throw new Error('the stream ended without response.completed');
+  if (accumulated !== JSON.stringify(completed.output)) {
+    throw new Error(`the accumulated output ${accumulated} differs from response.completed's ${JSON.stringify(completed.output)}`);
+  }
+  return { response: snapshot, out: responsesOut(snapshot, deltas, argumentDeltas, events) };
+}
+
+async function runOpenAIResponses(stream) {
+  const client = new OpenAI({ baseURL: baseURL + '/v1', apiKey: 'dummy', maxRetries: 0 });
+  const tools = config.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+  const input = [{ role: 'user', content: config.prompt }];
+  const turns = [];
+  for (let i = 0; i < maxTurns; i++) {
+    const { response, out } = await responsesTurn(client, input, tools, stream);
+    turns.push(out);
+    input.push(...response.output);
+    if (!out.tool_calls.length) break;
+    for (const t of out.tool_calls) input.push({ type: 'function_call_output', call_id: t.id, output: toolOutput(t.id) });
+  }
+  return turns;
+}
+
 async function anthropicTurn(client, messages, tools, stream) {
   const body = { model, max_tokens: 1024, messages, tools };
   let msg;
@@ -128,7 +196,18 @@ async function runAnthropic(stream) {
 
 async function orphan() {
   try {
-    if (sdk === 'openai') {
+    if (sdk === 'openai-responses') {
+      const client = new OpenAI({ baseURL: baseURL + '/v1', apiKey: 'dummy', maxRetries: 0 });
+      await client.responses.create({
+        model,
+        store: false,
+        input: [
+          { role: 'user', content: config.prompt },
+          { type: 'function_call', call_id: 'call-orphan', name: 'lookup', arguments: '{}' },
+          { role: 'user', content: 'go on' },
+        ],
+      });
+    } else if (sdk === 'openai') {
       const client = new OpenAI({ baseURL: baseURL + '/v1', apiKey: 'dummy', maxRetries: 0 });
       await client.chat.completions.create({
         model,
@@ -161,10 +240,12 @@ if (mode === 'orphan') {
   result = await orphan();
 } else if (sdk === 'openai') {
   result = { turns: await runOpenAI(mode === 'stream') };
+} else if (sdk === 'openai-responses') {
+  result = { turns: await runOpenAIResponses(mode === 'stream') };
 } else if (sdk === 'anthropic') {
   result = { turns: await runAnthropic(mode === 'stream') };
 } else {
-  console.error(`unknown SDK ${sdk}: openai or anthropic`);
+  console.error(`unknown SDK ${sdk}: openai, openai-responses or anthropic`);
   process.exit(2);
 }
 process.stdout.write(JSON.stringify(result) + '\n');
