@@ -274,7 +274,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // servedList names the endpoints in a 404's message.
 var servedList = strings.Join([]string{
-	"POST " + wire.PathChatCompletions, "POST /v1/responses", "POST " + wire.PathMessages,
+	"POST " + wire.PathChatCompletions, "POST " + wire.PathResponses, "POST " + wire.PathMessages,
 	"POST " + wire.PathCountTokens, "GET " + wire.PathModels, "HEAD /",
 }, ", ")
 

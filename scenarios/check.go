@@ -41,6 +41,10 @@ func Check(r *Rendered) []string {
 		add("invalid trace: %v", e)
 	}
 
+	if !sc.HasExpect {
+		add("/expect: the scenario gives no expectations (event_count, focus_event_types): a scenario verify renders needs them; only one written for real agents (tracecheck agent run) goes without")
+		return problems
+	}
 	ex := sc.Expect
 	if len(r.Events) != ex.EventCount {
 		add("/expect/event_count: expected %d events, actual %d", ex.EventCount, len(r.Events))

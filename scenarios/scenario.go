@@ -78,6 +78,11 @@ type Scenario struct {
 	// resumes is rendered through the session store (see RenderDir).
 	Resumes []Resume
 	Expect  Expect
+	// HasExpect: the file gives its expectations. Every scenario verify
+	// renders needs them; one written only for real agents (tracecheck
+	// agent run, whose checks are goldens of the agent's own logs) may go
+	// without.
+	HasExpect bool
 
 	// The mechanisms of the reference's later lessons (decoded by
 	// decode_mechanisms.go); nil when the scenario does not use them.
@@ -391,7 +396,8 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 		}
 	}
 
-	ex, _ := doc.Get("expect")
+	ex, hasExpect := doc.Get("expect")
+	s.HasExpect = hasExpect
 	s.Expect = Expect{
 		EventCount:      int(integer(ex, "event_count", 0)),
 		FocusEventTypes: strs(ex, "focus_event_types"),

@@ -20,6 +20,7 @@ var commandGroups = map[string]func() []command{
 	"session":  sessionCommands,
 	"exercise": exerciseCommands,
 	"model":    modelCommands,
+	"agent":    agentCommands,
 }
 
 // commandPaths returns every command as typed: the top-level ones, the

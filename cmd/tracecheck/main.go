@@ -71,6 +71,7 @@ func commands() []command {
 		{"lint", "check (and repair) coding agents' session logs: Codex, Claude Code, pi, TS harness", runLint},
 		{"import", "convert a coding agent's session log to Trace 0.1.0", runImport},
 		{"model", "serve a scenario's scripted model over HTTP, run agents against it, record and replay", runModel},
+		{"agent", "run a real coding agent (pi, Claude Code, Codex) on a scenario and check its own log", runAgent},
 		{"version", "print the tracecheck version", runVersion},
 	}
 }

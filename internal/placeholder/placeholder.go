@@ -13,6 +13,7 @@ package placeholder
 
 import (
 	"encoding/json"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -25,6 +26,12 @@ const (
 	AgentDir  = "[AGENT_DIR]" // where the agent is installed (its package folder)
 	Date      = "[DATE]"      // today's date, YYYY-MM-DD, as agents put it in their prompts
 	Session   = "[SESSION]"   // the agent's own session id
+	// PromptHash stands for a hash an agent computes from each prompt
+	// (Claude Code's cc_version=X.Y.Z.<hash> in its billing header block).
+	PromptHash = "[PROMPT_HASH]"
+	// Duration stands for a measured time an agent writes into a tool
+	// output (Codex's "Wall time: 0.0012 seconds").
+	Duration = "[DURATION]"
 )
 
 // Pair is one value and the placeholder that stands for it.
@@ -33,9 +40,20 @@ type Pair struct {
 	Value string
 }
 
-// Set replaces the values of its pairs. The zero Set replaces nothing.
+// Rule replaces what a pattern matches: for a value an agent derives per
+// run and that no pair can name in advance (Claude Code's per-prompt hash
+// in its billing header). Repl is a regexp replacement template ($1 for a
+// group); it should hold a placeholder name.
+type Rule struct {
+	Re   *regexp.Regexp
+	Repl string
+}
+
+// Set replaces the values of its pairs, then what its rules match. The
+// zero Set replaces nothing.
 type Set struct {
 	pairs []Pair
+	rules []Rule
 	text  *strings.Replacer
 	json  *strings.Replacer
 }
@@ -64,13 +82,28 @@ func New(pairs ...Pair) *Set {
 	return s
 }
 
-// With returns a Set with the pairs of s and more.
+// With returns a Set with the pairs and rules of s and more pairs.
 func (s *Set) With(more ...Pair) *Set {
 	var all []Pair
+	var rules []Rule
 	if s != nil {
 		all = append(all, s.pairs...)
+		rules = s.rules
 	}
-	return New(append(all, more...)...)
+	return New(append(all, more...)...).WithRules(rules...)
+}
+
+// WithRules returns a Set with the pairs and rules of s and more rules,
+// applied after the pairs in the order given. A rule's pattern is matched
+// against JSON bytes as it is against text: it should not span a quote or
+// a backslash.
+func (s *Set) WithRules(rules ...Rule) *Set {
+	if s == nil {
+		s = New()
+	}
+	out := *s
+	out.rules = append(append([]Rule(nil), s.rules...), rules...)
+	return &out
 }
 
 // Pairs lists the pairs, longest value first.
@@ -83,19 +116,31 @@ func (s *Set) Pairs() []Pair {
 
 // Text replaces every value in s.
 func (s *Set) Text(text string) string {
-	if s == nil || len(s.pairs) == 0 {
+	if s == nil {
 		return text
 	}
-	return s.text.Replace(text)
+	if len(s.pairs) > 0 {
+		text = s.text.Replace(text)
+	}
+	for _, r := range s.rules {
+		text = r.Re.ReplaceAllString(text, r.Repl)
+	}
+	return text
 }
 
 // JSON replaces every value as it is spelt inside a JSON string of b (a
 // value holding a quote or a backslash is looked for escaped).
 func (s *Set) JSON(b []byte) []byte {
-	if s == nil || len(s.pairs) == 0 {
+	if s == nil {
 		return b
 	}
-	return []byte(s.json.Replace(string(b)))
+	if len(s.pairs) > 0 {
+		b = []byte(s.json.Replace(string(b)))
+	}
+	for _, r := range s.rules {
+		b = r.Re.ReplaceAll(b, []byte(r.Repl))
+	}
+	return b
 }
 
 // jsonSpelling is v as encoding/json writes it inside a string, without

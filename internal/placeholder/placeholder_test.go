@@ -1,6 +1,9 @@
 package placeholder
 
-import "testing"
+import (
+	"regexp"
+	"testing"
+)
 
 func TestText(t *testing.T) {
 	s := New(
@@ -51,5 +54,20 @@ func TestWithAddsPairsAndKeepsTheLongestFirst(t *testing.T) {
 	}
 	if p := s.Pairs(); len(p) != 2 || p[0].Name != Workspace {
 		t.Errorf("Pairs = %v", p)
+	}
+}
+
+func TestRulesApplyAfterThePairs(t *testing.T) {
+	s := New(Pair{Workspace, "/w"}).WithRules(Rule{regexp.MustCompile(`(cc_version=\d+\.\d+\.\d+)\.[0-9a-f]+`), "${1}." + PromptHash})
+	in := "x-anthropic-billing-header: cc_version=2.1.332.9ab; cwd /w"
+	want := "x-anthropic-billing-header: cc_version=2.1.332.[PROMPT_HASH]; cwd [WORKSPACE]"
+	if got := s.Text(in); got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if got := string(s.JSON([]byte(`"` + in + `"`))); got != `"`+want+`"` {
+		t.Errorf("JSON = %s", got)
+	}
+	if got := s.With(Pair{Home, "/h"}).Text(in + " /h"); got != want+" [HOME]" {
+		t.Errorf("With kept no rule: %q", got)
 	}
 }

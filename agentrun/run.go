@@ -1,0 +1,373 @@
+package agentrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tracecheck/tracecheck/fakemodel"
+	"github.com/tracecheck/tracecheck/internal/placeholder"
+	"github.com/tracecheck/tracecheck/internal/procgroup"
+	"github.com/tracecheck/tracecheck/modelserver"
+	"github.com/tracecheck/tracecheck/reducer"
+	"github.com/tracecheck/tracecheck/scenarios"
+)
+
+// Files a run leaves in its output folder.
+const (
+	NativeLogFile   = "native.jsonl"       // the agent's own session log, copied
+	NativeTraceFile = "native.trace.jsonl" // its import to Trace 0.1.0
+	ServerTraceFile = "server.trace.jsonl" // the model server's trace
+	AgentLogFile    = "agent.log"          // the agent's standard output and error
+	WorkspaceDir    = "workspace"          // the agent's working directory, as it left it
+	HomeDir         = "home"               // the throwaway HOME
+	TempDir         = "tmp"                // TMPDIR
+)
+
+// DefaultTimeout bounds a run unless Options.Timeout says otherwise.
+const DefaultTimeout = 5 * time.Minute
+
+// Options say what to run.
+type Options struct {
+	Agent    *Agent
+	Scenario *scenarios.Scenario
+	// Bin is the agent's program; "" looks the preset's Program up on the
+	// caller's PATH.
+	Bin string
+	// Out is the output folder: made when missing, refused when it holds
+	// anything; "" makes a new temporary folder.
+	Out string
+	// Extra arguments for the agent, after the preset's own.
+	Extra   []string
+	Timeout time.Duration // 0 is DefaultTimeout
+}
+
+// NotInstalledError is Run's error when the agent's program cannot be
+// found: a usage error that names the npm package to install.
+type NotInstalledError struct {
+	Agent *Agent
+	Bin   string // what was looked for
+	Err   error
+}
+
+func (e *NotInstalledError) Error() string {
+	return fmt.Sprintf("%s is not installed (%s: %v): install it with `npm install -g %s`, or name its program with --bin",
+		e.Agent.DisplayName, e.Bin, e.Err, e.Agent.Package)
+}
+
+func (e *NotInstalledError) Unwrap() error { return e.Err }
+
+// OutError is Run's error when the output folder cannot be used (it holds
+// files, or cannot be made): nothing in it is touched.
+type OutError struct {
+	Dir string
+	Msg string
+}
+
+func (e *OutError) Error() string { return fmt.Sprintf("--out %s: %s", e.Dir, e.Msg) }
+
+// Result is what a run observed.
+type Result struct {
+	Out       string // the output folder
+	Workspace string
+	Home      string
+	Bin       string // the agent's program, as run
+
+	ExitCode int    // the agent's exit status; -1 when a signal ended it
+	Signal   string // the signal that ended it, or ""
+	TimedOut bool
+	Duration time.Duration // the agent's wall time
+
+	Report modelserver.Report
+	// OffLoopback lists the hosts the agent asked the refusing proxy for.
+	OffLoopback []string
+	// NativeLog is the agent's session log as it wrote it ("" when none
+	// was found); Native its report.
+	NativeLog string
+	Native    NativeReport
+	// ServerTrace is the model server's trace (placeholders applied).
+	ServerTrace []byte
+	// Placeholders are the run's own values (paths of the run, today's
+	// date) and the names that stand for them.
+	Placeholders *placeholder.Set
+}
+
+// Problems lists what makes the run fail, in this order: the agent's
+// failure, an attempt to leave loopback, rejected requests, scripted turns
+// left unused, and what is wrong with the session log (none found, lint
+// errors, an import that fails or does not validate). None means the run
+// is ok.
+func (r *Result) Problems() []string {
+	var out []string
+	switch {
+	case r.TimedOut:
+		out = append(out, "the agent did not finish in time: its process group was killed")
+	case r.Signal != "":
+		out = append(out, "the agent was ended by signal "+r.Signal)
+	case r.ExitCode != 0:
+		out = append(out, fmt.Sprintf("the agent exited with status %d (its output is in %s)", r.ExitCode, AgentLogFile))
+	}
+	if len(r.OffLoopback) > 0 {
+		out = append(out, "the agent tried to reach beyond loopback (refused): "+strings.Join(r.OffLoopback, ", "))
+	}
+	rr := modelserver.RunResult{Report: r.Report}
+	out = append(out, rr.Problems()...)
+	out = append(out, r.Native.Problems()...)
+	return out
+}
+
+// OK reports whether the run has no problem.
+func (r *Result) OK() bool { return len(r.Problems()) == 0 }
+
+// Run runs opt.Agent on opt.Scenario. The error is a *NotInstalledError or
+// an *OutError (the command line is wrong), or a failure to set the run
+// up; everything the agent did, well or badly, is in the Result.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	a := opt.Agent
+	bin, err := findBin(a, opt.Bin)
+	if err != nil {
+		return nil, err
+	}
+	out, err := makeOut(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	s := &Setup{
+		Home:      filepath.Join(out, HomeDir),
+		Workspace: filepath.Join(out, WorkspaceDir),
+		Out:       out,
+		Temp:      filepath.Join(out, TempDir),
+		Prompt:    opt.Scenario.Prompt,
+		Extra:     opt.Extra,
+	}
+	for _, d := range []string{s.Home, s.Workspace, s.Temp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeWorkspace(s.Workspace, opt.Scenario.Workspace); err != nil {
+		return nil, err
+	}
+	res := &Result{Out: out, Workspace: s.Workspace, Home: s.Home, Bin: bin}
+	res.Placeholders = placeholder.New(
+		placeholder.Pair{Name: placeholder.Workspace, Value: s.Workspace},
+		placeholder.Pair{Name: placeholder.Home, Value: s.Home},
+		placeholder.Pair{Name: placeholder.Out, Value: out},
+		placeholder.Pair{Name: placeholder.AgentDir, Value: packageDir(bin, a.Package)},
+	)
+	if a.pairs != nil {
+		res.Placeholders = res.Placeholders.With(a.pairs(s)...)
+	}
+	res.Placeholders = res.Placeholders.WithRules(a.volatile...)
+	serverPlaceholders := res.Placeholders.With(placeholder.Pair{Name: placeholder.Date, Value: time.Now().UTC().Format("2006-01-02")})
+
+	trace, err := os.OpenFile(filepath.Join(out, ServerTraceFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer trace.Close()
+	var traceBuf bytes.Buffer
+	script := modelserver.ScriptOf(opt.Scenario)
+	script.Turns = translate(a, s, script.Turns)
+	srv := modelserver.New(script, modelserver.Options{Trace: io.MultiWriter(trace, &traceBuf), Placeholders: serverPlaceholders})
+	ln, err := modelserver.Listen(modelserver.DefaultAddr, false)
+	if err != nil {
+		return nil, err
+	}
+	served := modelserver.Serve(ln, srv)
+	s.ServerURL = served.URL
+	proxy, proxyServed, err := startProxy()
+	if err != nil {
+		served.Shutdown(context.Background())
+		return nil, err
+	}
+
+	inv, err := a.configure(s)
+	if err != nil {
+		served.Shutdown(context.Background())
+		proxyServed.Shutdown(context.Background())
+		return nil, fmt.Errorf("configuring %s: %w", a.DisplayName, err)
+	}
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	env := curatedEnv(s, bin, proxyServed.URL, inv.Env)
+	p, err := runAgent(ctx, bin, inv, s.Workspace, env, filepath.Join(out, AgentLogFile), timeout)
+
+	sctx, cancel := context.WithTimeout(context.Background(), modelserver.ShutdownGrace)
+	defer cancel()
+	serr := served.Shutdown(sctx)
+	proxyServed.Shutdown(sctx)
+	if err != nil {
+		return nil, err
+	}
+	res.ExitCode, res.Signal, res.TimedOut, res.Duration = p.code, p.signal, p.timedOut, p.duration
+	res.Report = srv.Report()
+	res.OffLoopback = proxy.Hosts()
+	res.ServerTrace = traceBuf.Bytes()
+	if serr != nil {
+		return res, fmt.Errorf("stopping the model server: %w", serr)
+	}
+
+	logPath, lerr := a.findLog(s)
+	if lerr != nil {
+		res.Native.FindErr = lerr
+		return res, nil
+	}
+	res.NativeLog = logPath
+	res.Native = checkNative(logPath, out, res.Placeholders)
+	return res, nil
+}
+
+// findBin resolves the agent's program.
+func findBin(a *Agent, bin string) (string, error) {
+	name := bin
+	if name == "" {
+		name = a.Program
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", &NotInstalledError{Agent: a, Bin: name, Err: err}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// makeOut makes the output folder, or checks that an existing one is
+// empty; it returns its absolute path.
+func makeOut(dir string) (string, error) {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "tracecheck-agent-")
+		if err != nil {
+			return "", err
+		}
+		return d, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", &OutError{Dir: dir, Msg: err.Error()}
+	}
+	if err := os.Mkdir(abs, 0o755); err == nil {
+		return abs, nil
+	} else if !errors.Is(err, os.ErrExist) {
+		return "", &OutError{Dir: dir, Msg: err.Error()}
+	}
+	st, err := os.Lstat(abs)
+	if err != nil || !st.IsDir() {
+		return "", &OutError{Dir: dir, Msg: "exists and is not a folder"}
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return "", &OutError{Dir: dir, Msg: err.Error()}
+	}
+	if len(entries) > 0 {
+		return "", &OutError{Dir: dir, Msg: fmt.Sprintf("holds %d entries: a run never writes into a folder that has anything in it (name a new or empty one)", len(entries))}
+	}
+	return abs, nil
+}
+
+// writeWorkspace writes a scenario's workspace files (paths relative to
+// the workspace, checked by the scenario loader to stay inside it).
+func writeWorkspace(dir string, files map[string]string) error {
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("workspace file %q is outside the workspace", name)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// translate turns a scenario's portable tool calls into the agent's own.
+func translate(a *Agent, s *Setup, turns []fakemodel.Turn) []fakemodel.Turn {
+	out := make([]fakemodel.Turn, len(turns))
+	for i, t := range turns {
+		out[i] = t
+		if len(t.ToolCalls) == 0 {
+			continue
+		}
+		out[i].ToolCalls = make([]reducer.ToolCall, len(t.ToolCalls))
+		for k, c := range t.ToolCalls {
+			out[i].ToolCalls[k] = a.tool(c, s)
+		}
+	}
+	return out
+}
+
+// packageDir is the folder of the npm package name that holds bin (its
+// symbolic links resolved), or "" when bin is not inside it.
+func packageDir(bin, name string) string {
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return ""
+	}
+	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
+		if strings.HasSuffix(filepath.ToSlash(dir), "/node_modules/"+name) {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// proc is how the agent's process ended.
+type proc struct {
+	code     int
+	signal   string
+	timedOut bool
+	duration time.Duration
+}
+
+// runAgent runs the agent in a process group of its own, output to
+// logPath; the whole group is killed past timeout, when ctx is done, and
+// after the agent exits (what it left running goes with it).
+func runAgent(ctx context.Context, bin string, inv Invocation, dir string, env []string, logPath string, timeout time.Duration) (proc, error) {
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return proc{}, err
+	}
+	defer logf.Close()
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, bin, inv.Args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdin = strings.NewReader(inv.Stdin)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error { procgroup.Kill(cmd); return nil }
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err = cmd.Start()
+	if err != nil {
+		return proc{}, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	err = cmd.Wait()
+	p := proc{duration: time.Since(start)}
+	procgroup.Kill(cmd)
+	p.timedOut = errors.Is(tctx.Err(), context.DeadlineExceeded)
+	code, signal, ok := procgroup.Exit(err)
+	if !ok {
+		return p, fmt.Errorf("running %s: %w", bin, err)
+	}
+	p.code, p.signal = code, signal
+	return p, nil
+}
