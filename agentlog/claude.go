@@ -13,10 +13,18 @@ import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
 // model reply share message.id and requestId: those ids repeat by design
 // and are not entry ids.
 
+// claudeTypes are the record types tracecheck knows. last-prompt (Claude
+// Code 2.1.x) is bookkeeping for resume: the last prompt typed and the
+// entry to resume from, {type, lastPrompt, leafUuid, explicit, sessionId},
+// as the 2.1.332 bundle appends it; it has no uuid of its own.
 var claudeTypes = map[string]bool{
 	"user": true, "assistant": true, "system": true, "summary": true, "file-history-snapshot": true,
-	"queue-operation": true, "progress": true, "attachment": true, "custom-title": true,
+	"queue-operation": true, "progress": true, "attachment": true, "custom-title": true, "last-prompt": true,
 }
+
+// claudeSyntheticModel is the model Claude Code names on the assistant
+// messages it writes itself (an API error, a notice): no model wrote them.
+const claudeSyntheticModel = "<synthetic>"
 
 // claudeInterruptPrefix opens the user message Claude Code writes when the
 // user interrupts a turn ("[Request interrupted by user]" and "... for tool
@@ -74,7 +82,21 @@ func decodeClaude(rec *Record) {
 		}
 	case "assistant":
 		rec.Leaf = rec.HasID
-		rec.Model = str(msg, "model")
+		if m := str(msg, "model"); m != claudeSyntheticModel {
+			rec.Model = m
+		}
+		if r.Get("isApiErrorMessage").True() {
+			// The message Claude Code writes in place of a reply when the
+			// API request failed: {isApiErrorMessage: true, error, apiError,
+			// message: {model: "<synthetic>", content: [{type: "text",
+			// text: "API Error: 400 ..."}]}}. No model said it.
+			detail := "API error"
+			if e := str(r, "error"); e != "" {
+				detail += " " + e
+			}
+			rec.add(Item{Kind: ItemError, Body: r, Text: detail, Msg: msg.Get("content")})
+			return
+		}
 		assistantBlocks(rec, msg.Get("content"), "input", "tool_use", "server_tool_use")
 		if msg.Get("content").Kind() == jsonpeek.String {
 			rec.add(Item{Kind: ItemAssistant, Body: msg.Get("content")})

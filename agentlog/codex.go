@@ -10,9 +10,19 @@ import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
 // the thread, and repairs calls without output at prompt time
 // (context_manager/normalize.rs: output "aborted") without persisting it.
 
+// codexTypes are the RolloutItem variants tracecheck knows.
+// token_usage_record (0.171: token usage bookkeeping, whose fields the
+// sources read do not give) is a variant of its own, not an event_msg.
+// The serde names of RolloutItem in the 0.171 binary are session_meta,
+// dynamic_tools_updated, response_item, inter_agent_communication,
+// inter_agent_communication_metadata, compacted, turn_context,
+// token_usage_record, world_state, retained_context, security_risk_score,
+// event_msg and realtime_item. Only those whose role the sources show are
+// known here; the others stay UNKNOWN_RECORD (information).
 var codexTypes = map[string]bool{
 	"session_meta": true, "response_item": true, "compacted": true, "turn_context": true, "event_msg": true,
 	"inter_agent_communication": true, "inter_agent_communication_metadata": true, "world_state": true,
+	"token_usage_record": true,
 }
 
 // codexTurnAbortedTag opens the user message Codex writes for an
@@ -60,9 +70,19 @@ func decodeCodex(rec *Record) {
 		rec.NativeType = "event_msg/" + et
 		switch et {
 		case "turn_aborted":
-			rec.add(Item{Kind: ItemAbort, Body: p, Text: "turn_aborted " + str(p, "reason")})
+			// Newer Codex (0.171) carries the turn's error here too.
+			rec.add(Item{Kind: ItemAbort, Body: p, Text: "turn_aborted " + str(p, "reason"), Msg: codexErrorMessage(p.Get("error"))})
 		case "error":
-			rec.add(Item{Kind: ItemAbort, Body: p, Text: "error"})
+			// ErrorEvent {message, codex_error_info}: the submission failed.
+			rec.add(Item{Kind: ItemError, Body: p, Text: "error", Msg: p.Get("message")})
+		case "task_complete", "turn_complete":
+			// TurnCompleteEvent: 0.171 adds an error (the turn ended in it);
+			// without one it is a turn that succeeded (not imported).
+			if e := p.Get("error"); !e.IsEmpty() {
+				rec.add(Item{Kind: ItemError, Body: p, Text: et + " error", Msg: codexErrorMessage(e)})
+				return
+			}
+			rec.add(Item{Kind: ItemMeta, Body: p})
 		default:
 			rec.add(Item{Kind: ItemMeta, Body: p})
 		}
@@ -126,6 +146,15 @@ func codexResponseItem(rec *Record, p jsonpeek.Value, nested bool) {
 			rec.add(Item{Kind: ItemMeta, Body: p})
 		}
 	}
+}
+
+// codexErrorMessage is the message of a turn's error: the error itself when
+// it is a string, else its message member.
+func codexErrorMessage(e jsonpeek.Value) jsonpeek.Value {
+	if e.Kind() == jsonpeek.String {
+		return e
+	}
+	return e.Get("message")
 }
 
 // codexOutputFailed reads FunctionCallOutputPayload's success flag when the

@@ -9,8 +9,10 @@
 // force one. Each format lives in its own file (codex.go, claude.go,
 // pi.go, tsharness.go): a decoder turns one native line into a Record, the
 // format-neutral view the checks (lint.go), the importer (import.go) and
-// the repairer (repair.go) share. docs/agent-logs.md documents every code
-// with what the agent does with such a file, and the import mapping.
+// the repairer (repair.go) share; import writes a message's content as the
+// text the model reads, not as the native parts (text.go).
+// docs/agent-logs.md documents every code with what the agent does with
+// such a file, and the import mapping.
 //
 // Memory is bounded by the longest line plus the id sets: every id the
 // checks must remember (entry ids, tool call ids) goes through the IDSet

@@ -19,6 +19,12 @@ import (
 // with a .want sidecar listing the expected findings ("LINE CODE").
 const fixtureRoot = "../testdata/agentlog"
 
+// agentFixtureRoot holds more fixtures in the same layout, kept beside the
+// package: records of newer agent versions (Codex CLI 0.171, Claude Code
+// 2.1.332) whose import import_test.go checks too. testdata/README.md
+// there says where each shape comes from.
+const agentFixtureRoot = "testdata"
+
 // sharedRoot holds the fixtures of public projects (SOURCES.md there); it
 // is beside the module in a full checkout and absent in a bare clone.
 const sharedRoot = "../../shared/reference/agent-logs"
@@ -50,7 +56,11 @@ func ownFixtures(tb testing.TB) []fixture {
 		if err != nil || len(paths) == 0 {
 			tb.Fatalf("no fixtures for %s: %v", f, err)
 		}
-		for _, p := range paths {
+		more, err := filepath.Glob(filepath.Join(agentFixtureRoot, f.String(), "*.jsonl"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, p := range append(paths, more...) {
 			fx = append(fx, fixture{path: p, format: f, want: readWant(tb, p+".want")})
 		}
 	}

@@ -200,17 +200,17 @@ func (im *importer) record(rec *Record) {
 		}
 		switch it.Kind {
 		case ItemUser:
-			emit(event{"user.message", "user", "user", func(b []byte) []byte { return im.raw(b, "content", it.Body) }})
+			emit(event{"user.message", "user", "user", func(b []byte) []byte { return im.text(b, "content", it.Body, true) }})
 		case ItemAssistant:
-			emit(event{"model.response", "model", im.modelID(), func(b []byte) []byte { return im.raw(b, "content", it.Body) }})
+			emit(event{"model.response", "model", im.modelID(), func(b []byte) []byte { return im.text(b, "content", it.Body, true) }})
 		case ItemReasoning:
-			emit(event{"model.response", "model", im.modelID(), func(b []byte) []byte { return im.raw(b, "reasoning", it.Body) }})
+			emit(event{"model.response", "model", im.modelID(), func(b []byte) []byte { return im.text(b, "reasoning", it.Body, false) }})
 		case ItemSystem:
 			emit(event{"instruction.accept", "harness", im.surface, func(b []byte) []byte {
 				if it.Text != "" {
 					b = appendMember(b, "role", it.Text)
 				}
-				return im.raw(b, "content", it.Body)
+				return im.text(b, "content", it.Body, false)
 			}})
 		case ItemCall:
 			if len(im.tools) < MaxOpenCalls {
@@ -248,15 +248,21 @@ func (im *importer) record(rec *Record) {
 			}})
 		case ItemCompaction:
 			emit(event{"context.compact", "harness", im.surface, func(b []byte) []byte {
-				key := "summary"
 				if it.Text == "boundary" || !it.Body.Exists() || it.Body.Kind() == jsonpeek.Object {
-					key = "metadata"
+					return im.raw(b, "metadata", it.Body)
 				}
-				return im.raw(b, key, it.Body)
+				return im.text(b, "summary", it.Body, false)
 			}})
-		case ItemAbort:
+		case ItemAbort, ItemError:
+			kind := "interrupted"
+			if it.Kind == ItemError {
+				kind = "failed"
+			}
 			emit(event{"error", "harness", im.surface, func(b []byte) []byte {
-				b = appendMember(b, "kind", "interrupted")
+				b = appendMember(b, "kind", kind)
+				if it.Msg.Exists() {
+					b = im.text(b, "message", it.Msg, true)
+				}
 				b = appendMember(b, "detail", it.Text)
 				return im.raw(b, "native", it.Body)
 			}})
@@ -302,7 +308,8 @@ func (im *importer) metaEvent(rec *Record, it *Item) (event, bool) {
 // agentEvent maps a Claude Code sidechain (subagent) line.
 func (im *importer) agentEvent(rec *Record, it *Item) event {
 	kinds := map[ItemKind]string{ItemUser: "user", ItemAssistant: "assistant", ItemReasoning: "reasoning", ItemSystem: "system",
-		ItemCall: "tool_call", ItemResult: "tool_result", ItemCompaction: "compaction", ItemAbort: "interrupted", ItemMeta: "meta"}
+		ItemCall: "tool_call", ItemResult: "tool_result", ItemCompaction: "compaction", ItemAbort: "interrupted", ItemMeta: "meta",
+		ItemError: "error"}
 	return event{"agent.message", "agent", orDefault(rec.AgentID, "subagent"), func(b []byte) []byte {
 		b = appendMember(b, "item", kinds[it.Kind])
 		if it.CallID != "" {
@@ -310,6 +317,15 @@ func (im *importer) agentEvent(rec *Record, it *Item) event {
 		}
 		if it.Tool != "" {
 			b = appendMember(b, "tool", it.Tool)
+		}
+		switch it.Kind {
+		case ItemUser, ItemAssistant:
+			return im.text(b, "content", it.Body, true)
+		case ItemReasoning, ItemSystem, ItemCompaction:
+			return im.text(b, "content", it.Body, false)
+		case ItemError:
+			b = im.text(b, "content", it.Msg, true)
+			return im.raw(b, "native", it.Body)
 		}
 		return im.raw(b, "content", it.Body)
 	}}
@@ -417,6 +433,28 @@ const strictFlags = jsonpeek.DuplicateKey | jsonpeek.LoneSurrogate | jsonpeek.In
 // maxRawValue bounds one native value copied into an event, so that no
 // event line exceeds the Trace reader's line limit (journal.DefaultMaxLineBytes).
 const maxRawValue = 15 << 20
+
+// text appends ,"key":"<the content as text>" (appendPartsText) when v
+// exists: a string is copied as it is, an array of parts becomes the text
+// the model reads, and with always an object (one part) too; when the text
+// leaves out part of what the parts held (an image), the native value
+// follows as native_<key>. Any other value, an over-long one, or one on a
+// line a strict reader would refuse, goes in as raw writes it.
+func (im *importer) text(b []byte, key string, v jsonpeek.Value, always bool) []byte {
+	k := v.Kind()
+	if !(k == jsonpeek.Array || always && k == jsonpeek.Object) || len(v.Raw()) > maxRawValue || im.flags&strictFlags != 0 {
+		return im.raw(b, key, v)
+	}
+	b = append(b, ',')
+	b = appendString(b, key)
+	b = append(b, ':', '"')
+	b, lossy := appendPartsText(b, v)
+	b = append(b, '"')
+	if lossy {
+		b = im.raw(b, "native_"+key, v)
+	}
+	return b
+}
 
 // raw appends ,"key":<the native value> when it exists. Bytes a strict
 // reader would refuse (see package jsonpeek) go in as a string under

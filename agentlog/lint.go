@@ -210,7 +210,9 @@ func (c *checker) record(rec *Record) {
 			c.call(rec, it)
 		case ItemResult:
 			c.result(rec, it)
-		case ItemAbort:
+		case ItemAbort, ItemError:
+			// A turn that ended in an error ends as an interrupted one
+			// does: a call still open gets no result.
 			c.abort(rec.Line, it.Text)
 		case ItemRunStart:
 			if c.format == TSHarness && c.records > 1 {

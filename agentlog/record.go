@@ -14,10 +14,11 @@ const (
 	ItemCall                           // a tool call
 	ItemResult                         // a tool call's result
 	ItemCompaction                     // history compacted
-	ItemAbort                          // a turn interrupted, cancelled or failed
+	ItemAbort                          // a turn interrupted or cancelled (pi's stopReason error and the harness's run_failed too)
 	ItemMeta                           // a header, turn context, setting or bookkeeping record
 	ItemRunStart                       // a run (turn) started
 	ItemRunEnd                         // a run finished
+	ItemError                          // the agent reports a failure: a turn that ended in an error, an API error
 )
 
 // Item is one thing a record says. A record may say several: a Claude
@@ -30,6 +31,9 @@ type Item struct {
 	Body    jsonpeek.Value // the native value an import carries (content, arguments, output)
 	IsError bool
 	Text    string // a short note: an abort's reason, a run id
+	// Msg: an abort's or a failure's message as the agent wrote it (a
+	// string, or content parts), when it has one.
+	Msg jsonpeek.Value
 	// Replayed: the item is a copy kept inside a compaction (Codex's
 	// replacement_history). The checks count it; import does not write it
 	// again.
