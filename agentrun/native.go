@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 
 	"github.com/tracecheck/tracecheck/agentlog"
@@ -21,7 +22,8 @@ type NativeReport struct {
 	FindErr error                // no log could be found
 	Lint    *agentlog.FileReport // its lint
 	// Trace is its import to Trace 0.1.0 (nil when the import failed);
-	// Portable the same with the run's paths replaced by placeholders.
+	// Portable the same with the run's values replaced by placeholders and
+	// without payload.source_line (see portable).
 	Trace, Portable []byte
 	ImportErr       error
 	Invalid         []*journal.Error // the import's validation problems
@@ -112,6 +114,18 @@ func checkNative(logPath, out string, ph *placeholder.Set) NativeReport {
 		return n
 	}
 	n.Invalid = journal.Validate(bytes.NewReader(n.Trace), NativeTraceFile)
-	n.Portable = ph.JSON(n.Trace)
+	n.Portable = portable(n.Trace, ph)
 	return n
+}
+
+// sourceLine is the member import writes first in every payload.
+var sourceLine = regexp.MustCompile(`"payload":\{"source_line":[0-9]+,?`)
+
+// portable is an imported trace as a golden can hold it run after run: the
+// run's values replaced by placeholders, and without payload.source_line
+// (the event's line in the native log, which moves with the records an
+// agent writes on its own timing, such as Claude Code's api-request and
+// atis-latch records).
+func portable(trace []byte, ph *placeholder.Set) []byte {
+	return sourceLine.ReplaceAll(ph.JSON(trace), []byte(`"payload":{`))
 }

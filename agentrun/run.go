@@ -47,6 +47,8 @@ type Options struct {
 	// Extra arguments for the agent, after the preset's own.
 	Extra   []string
 	Timeout time.Duration // 0 is DefaultTimeout
+	// Exhausted is what a request past the end of the script gets.
+	Exhausted modelserver.ExhaustedPolicy
 }
 
 // NotInstalledError is Run's error when the agent's program cannot be
@@ -99,12 +101,25 @@ type Result struct {
 	Placeholders *placeholder.Set
 }
 
-// Problems lists what makes the run fail, in this order: the agent's
-// failure, an attempt to leave loopback, rejected requests, scripted turns
-// left unused, and what is wrong with the session log (none found, lint
-// errors, an import that fails or does not validate). None means the run
-// is ok.
+// Problems lists what makes the run fail, in this order: the agent's own
+// (AgentProblems), the model server's (ServerProblems) and the session
+// log's (Native.Problems). None means the run is ok.
 func (r *Result) Problems() []string {
+	out := r.AgentProblems()
+	out = append(out, r.ServerProblems()...)
+	return append(out, r.Native.Problems()...)
+}
+
+// ServerProblems are the model server's: rejected requests, scripted
+// turns left unused, a trace that could not be written.
+func (r *Result) ServerProblems() []string {
+	rr := modelserver.RunResult{Report: r.Report}
+	return rr.Problems()
+}
+
+// AgentProblems are the agent's: it failed, timed out or was killed, or
+// it tried to reach beyond loopback.
+func (r *Result) AgentProblems() []string {
 	var out []string
 	switch {
 	case r.TimedOut:
@@ -117,9 +132,6 @@ func (r *Result) Problems() []string {
 	if len(r.OffLoopback) > 0 {
 		out = append(out, "the agent tried to reach beyond loopback (refused): "+strings.Join(r.OffLoopback, ", "))
 	}
-	rr := modelserver.RunResult{Report: r.Report}
-	out = append(out, rr.Problems()...)
-	out = append(out, r.Native.Problems()...)
 	return out
 }
 
@@ -165,8 +177,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if a.pairs != nil {
 		res.Placeholders = res.Placeholders.With(a.pairs(s)...)
 	}
-	res.Placeholders = res.Placeholders.WithRules(a.volatile...)
-	serverPlaceholders := res.Placeholders.With(placeholder.Pair{Name: placeholder.Date, Value: time.Now().UTC().Format("2006-01-02")})
+	res.Placeholders = res.Placeholders.WithRules(placeholder.DateRule(time.Now().UTC().Format("2006-01-02"))).WithRules(a.volatile...)
 
 	trace, err := os.OpenFile(filepath.Join(out, ServerTraceFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -176,7 +187,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	var traceBuf bytes.Buffer
 	script := modelserver.ScriptOf(opt.Scenario)
 	script.Turns = translate(a, s, script.Turns)
-	srv := modelserver.New(script, modelserver.Options{Trace: io.MultiWriter(trace, &traceBuf), Placeholders: serverPlaceholders})
+	srv := modelserver.New(script, modelserver.Options{Trace: io.MultiWriter(trace, &traceBuf), Placeholders: res.Placeholders, Exhausted: opt.Exhausted})
 	ln, err := modelserver.Listen(modelserver.DefaultAddr, false)
 	if err != nil {
 		return nil, err

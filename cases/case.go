@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracecheck/tracecheck/agentrun"
 	"github.com/tracecheck/tracecheck/internal/regularfile"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/modelserver"
@@ -62,6 +63,17 @@ type Case struct {
 	// nil compares it event by event.
 	Match *trajectory.Config
 	Model *Model
+	// Agent runs a real agent's preset instead of Command (package
+	// agentrun); its Trace is FromAgent and it is always tolerant.
+	Agent *Agent
+}
+
+// Agent is a real coding agent a case runs with its preset.
+type Agent struct {
+	Preset  *agentrun.Agent
+	Bin     string // "" for the preset's program on PATH
+	Args    []string
+	Timeout time.Duration
 }
 
 // Command is what a case runs.
@@ -84,6 +96,9 @@ const (
 	FromStdout = "stdout"
 	FromFile   = "file"
 	FromOutDir = "out_dir"
+	// FromAgent is an agent case's trace: the import of the agent's own
+	// session log, the run's paths as placeholders.
+	FromAgent = "agent"
 )
 
 // OutDirVar names the directory made for each run; ${OutDirVar} in argv
@@ -141,6 +156,12 @@ type caseDoc struct {
 		Scenario    string `json:"scenario"`
 		OnExhausted string `json:"on_exhausted"`
 	} `json:"model"`
+	Agent *struct {
+		Name    string   `json:"name"`
+		Bin     string   `json:"bin"`
+		Args    []string `json:"args"`
+		Timeout string   `json:"timeout"`
+	} `json:"agent"`
 }
 
 type commandDoc struct {
@@ -277,10 +298,43 @@ func (p *parser) decode(d *caseDoc, lookup Lookup) *Case {
 		}
 		c.Model.Scenario = p.scenario(d.Model.Scenario, dir, lookup)
 	}
+	if d.Agent != nil {
+		c.Agent = p.agent(d, dir)
+		c.Trace = &Source{From: FromAgent}
+		c.Tolerant = true
+	}
 	if c.Trace == nil && c.Model == nil {
 		p.fail("", "the case has neither a trace (where the command's trace comes from) nor a model (whose trace is checked): give trace, model or both")
 	}
 	return c
+}
+
+// agent decodes an agent case's agent.
+func (p *parser) agent(d *caseDoc, dir string) *Agent {
+	a := &Agent{Args: d.Agent.Args, Timeout: agentrun.DefaultTimeout}
+	preset, err := agentrun.Lookup(d.Agent.Name)
+	if err != nil {
+		p.fail("/agent/name", "%v", err)
+	}
+	a.Preset = preset
+	if b := d.Agent.Bin; b != "" {
+		a.Bin = b
+		if strings.ContainsRune(b, '/') || strings.ContainsRune(b, filepath.Separator) {
+			a.Bin = relTo(dir, b)
+		}
+	}
+	if d.Agent.Timeout != "" {
+		t, err := time.ParseDuration(d.Agent.Timeout)
+		switch {
+		case err != nil:
+			p.fail("/agent/timeout", "%v", err)
+		case t <= 0:
+			p.fail("/agent/timeout", "the timeout must be more than 0")
+		default:
+			a.Timeout = t
+		}
+	}
+	return a
 }
 
 // scenario resolves a model's scenario: a file when ref looks like a path

@@ -66,6 +66,9 @@ const (
 // model, the model server's): see Result. ctx cancels the run as a timeout
 // does.
 func (c *Case) Run(ctx context.Context) *Result {
+	if c.Agent != nil {
+		return c.runAgent(ctx)
+	}
 	res := &Result{}
 	out, err := os.MkdirTemp("", "tracecheck-case-")
 	if err != nil {
@@ -145,6 +148,8 @@ func (c *Case) tracePath(outDir string) string {
 // traceName names the trace in problems.
 func (c *Case) traceName() string {
 	switch {
+	case c.Trace.From == FromAgent:
+		return "the native trace of " + c.Agent.Preset.Name
 	case c.Trace.From == FromOutDir:
 		return "$" + OutDirVar + "/" + c.Trace.Path
 	case c.Trace.From == FromFile:

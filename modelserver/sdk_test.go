@@ -3,8 +3,6 @@ package modelserver_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -17,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
+	"github.com/tracecheck/tracecheck/internal/npmdeps"
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/modelserver/wire"
@@ -24,16 +23,14 @@ import (
 )
 
 // The official SDKs live in testdata/sdk-clients: package.json and
-// package-lock.json pin them; node_modules (git-ignored) is installed with
-// npm ci the first time and again whenever the lock file changes (a stamp
-// in node_modules holds the lock file's SHA-256).
+// package-lock.json pin them; internal/npmdeps installs node_modules
+// (git-ignored) with npm ci the first time and again whenever the lock
+// file changes.
 var (
 	sdkOnce sync.Once
 	sdkDir  string
 	sdkSkip string
 )
-
-const sdkStamp = ".tracecheck-lock.sha256"
 
 // sdkClients returns the folder of the installed SDK clients, or skips the
 // test saying why (no node or npm, or npm ci failed: no registry).
@@ -45,51 +42,15 @@ func sdkClients(t *testing.T) string {
 			sdkSkip = err.Error()
 			return
 		}
-		for _, tool := range []string{"node", "npm"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				sdkSkip = "SKIPPED: the official SDK tests need " + tool + ", which is not on PATH"
-				return
-			}
-		}
-		lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-		if err != nil {
-			sdkSkip = err.Error()
-			return
-		}
-		sum := sha256.Sum256(lock)
-		want := hex.EncodeToString(sum[:])
-		stamp := filepath.Join(dir, "node_modules", sdkStamp)
-		if got, err := os.ReadFile(stamp); err == nil && strings.TrimSpace(string(got)) == want {
+		if sdkSkip = npmdeps.Ensure(dir, npmdeps.Options{What: "the official SDK tests"}); sdkSkip == "" {
 			sdkDir = dir
-			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			sdkSkip = "SKIPPED: npm ci in testdata/sdk-clients failed (is the npm registry reachable?): " + err.Error() + "\n" + tail(string(out), 800)
-			return
-		}
-		if err := os.WriteFile(stamp, []byte(want+"\n"), 0o644); err != nil {
-			sdkSkip = err.Error()
-			return
-		}
-		sdkDir = dir
 	})
 	if sdkDir == "" {
 		t.Log(sdkSkip)
 		t.Skip(sdkSkip)
 	}
 	return sdkDir
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
 }
 
 // loadTestScenario reads testdata/modelserver/<id>.json.

@@ -24,7 +24,7 @@ const (
 	Home      = "[HOME]"      // the throwaway HOME the agent ran with
 	Out       = "[OUT]"       // the run's output folder
 	AgentDir  = "[AGENT_DIR]" // where the agent is installed (its package folder)
-	Date      = "[DATE]"      // today's date, YYYY-MM-DD, as agents put it in their prompts
+	Date      = "[DATE]"      // today's date, YYYY-MM-DD, where it stands alone (DateRule)
 	Session   = "[SESSION]"   // the agent's own session id
 	// PromptHash stands for a hash an agent computes from each prompt
 	// (Claude Code's cc_version=X.Y.Z.<hash> in its billing header block).
@@ -153,4 +153,12 @@ func jsonSpelling(v string) string {
 	enc.Encode(v)
 	out := strings.TrimSuffix(b.String(), "\n")
 	return out[1 : len(out)-1]
+}
+
+// DateRule replaces date (YYYY-MM-DD) where it stands alone, as agents
+// write today's date into their prompts, but not where it starts a
+// timestamp (2026-12-02T03:14:39Z), which a tolerant golden normalizes as
+// a whole.
+func DateRule(date string) Rule {
+	return Rule{Re: regexp.MustCompile(regexp.QuoteMeta(date) + `([^T0-9]|$)`), Repl: Date + "${1}"}
 }

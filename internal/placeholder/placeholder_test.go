@@ -71,3 +71,19 @@ func TestRulesApplyAfterThePairs(t *testing.T) {
 		t.Errorf("With kept no rule: %q", got)
 	}
 }
+
+func TestDateRuleLeavesTimestampsAlone(t *testing.T) {
+	s := New().WithRules(DateRule("2026-12-02"))
+	tests := []struct{ in, want string }{
+		{"<current_date>2026-12-02</current_date>", "<current_date>[DATE]</current_date>"},
+		{"Today's date is 2026-12-02.", "Today's date is [DATE]."},
+		{"ends 2026-12-02", "ends [DATE]"},
+		{`"timestamp":"2026-12-02T03:14:39.351Z"`, `"timestamp":"2026-12-02T03:14:39.351Z"`},
+		{"2026-12-021", "2026-12-021"},
+	}
+	for _, tt := range tests {
+		if got := s.Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
