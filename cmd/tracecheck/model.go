@@ -26,8 +26,8 @@ func modelCommands() []command {
 }
 
 var modelUsage = groupUsage("model", "SUBCOMMAND [flags]",
-	"The scripted model over HTTP, in the OpenAI Chat Completions and Anthropic\n"+
-		"Messages wire formats (docs/model-server.md). Subcommands:",
+	"The scripted model over HTTP, in the OpenAI Chat Completions and Responses\n"+
+		"and Anthropic Messages wire formats (docs/model-server.md). Subcommands:",
 	modelCommands, "",
 	"Exit status: 0 ok, 1 a request was rejected, the agent failed or the script\n"+
 		"was not fully used, 2 usage error or unknown scenario.")
@@ -145,9 +145,10 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 
 const serveDescription = "Serve the scripted turns of a scenario (or the recordings of a cassette) where\n" +
 	"agents look for a model: POST /v1/chat/completions (OpenAI Chat Completions,\n" +
-	"whole and stream: true), POST /v1/messages (Anthropic Messages, whole and\n" +
-	"streamed) and GET /v1/models. Point an agent at it with\n" +
-	"OPENAI_BASE_URL=<URL>/v1 or ANTHROPIC_BASE_URL=<URL>.\n\n" +
+	"whole and stream: true), POST /v1/responses (OpenAI Responses, whole and\n" +
+	"streamed), POST /v1/messages (Anthropic Messages, whole and streamed), POST\n" +
+	"/v1/messages/count_tokens, GET /v1/models and HEAD /. Point an agent at it\n" +
+	"with OPENAI_BASE_URL=<URL>/v1 or ANTHROPIC_BASE_URL=<URL>.\n\n" +
 	"The first line of standard output is the server's URL (with --addr\n" +
 	"127.0.0.1:0, the default, a free port). The server listens on loopback only:\n" +
 	"another address needs --allow-remote. Requests are answered one at a time\n" +
