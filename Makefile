@@ -105,5 +105,13 @@ bench-go: gen
 bench-view: gen
 	TRACECHECK_BENCH_FILE=$(CURDIR)/$(BENCH_TRACE) $(GO) test -run='^$$' -bench=Open200k -benchtime=7x ./view/browsertest
 
+.PHONY: bench-agents
+# Time per real-agent run (tracecheck agent run): the whole run against the
+# agent's own wall time, medians of 5, for pi, Claude Code and Codex on the
+# two scenarios of agents/scenarios; needs agents/npm/node_modules
+# (go test ./cmd/tracecheck -run TestRealAgents installs it). About a minute.
+bench-agents:
+	bench/agent-run.sh 5
+
 clean:
 	rm -rf bin bench/out
