@@ -14,7 +14,8 @@
 // where request is the body as sent, key its match key (Key; informational:
 // it is recomputed on load), headers the request headers worth keeping
 // (SafeHeaders: never an API key, token, secret or cookie) and query the
-// URL query without secret parameters. A whole answer's model.response is
+// URL query without secret parameters (SafeQuery; the same rule, SafeURL,
+// keeps them out of every trace, log line and error message). A whole answer's model.response is
 // {turn, status, content_type, body}; a stream's are {turn, status,
 // content_type, index, chunk, final}. A body or chunk that is not UTF-8
 // text is stored as body_base64 or chunk_base64.
@@ -61,9 +62,39 @@ type Recording struct {
 	Streamed    bool
 }
 
-// secret matches the names of headers and query parameters never written
-// to a cassette.
-var secret = regexp.MustCompile(`(?i)auth|key|token|secret|cookie|session|password|credential|signature`)
+// secretPart matches the names of headers and query parameters never
+// written to a cassette nor printed: any name holding one of these words.
+var secretPart = regexp.MustCompile(`(?i)auth|key|token|secret|cookie|session|password|credential|signature`)
+
+// secretNames are the query parameter names that are secrets whole
+// (compared lower-cased): API keys, OAuth tokens and codes, AWS and Azure
+// SAS signatures.
+var secretNames = map[string]bool{
+	"sig": true, "signature": true, "x-amz-signature": true,
+	"token": true, "access_token": true,
+	"key": true, "api-key": true, "api_key": true, "apikey": true,
+	"code": true, "client_secret": true, "password": true,
+}
+
+// secretSuffixes end the names of secret parameters (lower-cased).
+var secretSuffixes = []string{"_token", "-token", "secret"}
+
+// Secret says whether a header or query parameter name names a secret,
+// whatever its case: one of secretNames, a name ending in _token, -token
+// or secret, or one holding auth, key, token, secret, cookie, session,
+// password, credential or signature.
+func Secret(name string) bool {
+	n := strings.ToLower(name)
+	if secretNames[n] || secretPart.MatchString(n) {
+		return true
+	}
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // keptHeaders are the request headers a cassette keeps (when not secret):
 // the ones that select an API version or feature.
@@ -74,25 +105,55 @@ var keptHeaders = []string{"Content-Type", "Anthropic-Version", "Anthropic-Beta"
 func SafeHeaders(h http.Header) jsonv.Value {
 	var ms []jsonv.Member
 	for _, k := range keptHeaders {
-		if v := h.Values(k); len(v) > 0 && !secret.MatchString(k) {
+		if v := h.Values(k); len(v) > 0 && !Secret(k) {
 			ms = append(ms, jsonv.M(strings.ToLower(k), jsonv.Str(strings.Join(v, ", "))))
 		}
 	}
 	return jsonv.Obj(ms...)
 }
 
-// SafeQuery is a raw query without the parameters whose names look secret.
+// SafeQuery is a raw query without the parameters whose names are Secret;
+// a query that does not parse is dropped whole. It is the one redaction
+// of a query: SafeURL uses it for everything tracecheck prints.
 func SafeQuery(raw string) string {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
 		return ""
 	}
 	for k := range q {
-		if secret.MatchString(k) {
+		if Secret(k) {
 			q.Del(k)
 		}
 	}
 	return q.Encode()
+}
+
+// SafeURL is raw fit to print or store: its query through SafeQuery, its
+// user name, password and fragment dropped. What does not parse as a URL
+// is cut at its query (and its user information, when it has any).
+// Every URL a cassette writes to a trace, a log line, an error body or the
+// cassette goes through it.
+func SafeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		s, _, _ := strings.Cut(raw, "#")
+		s, _, _ = strings.Cut(s, "?")
+		if scheme, rest, ok := strings.Cut(s, "://"); ok {
+			host, path, _ := strings.Cut(rest, "/")
+			if i := strings.LastIndex(host, "@"); i >= 0 {
+				host = host[i+1:]
+			}
+			s = scheme + "://" + host
+			if strings.Contains(rest, "/") {
+				s += "/" + path
+			}
+		}
+		return s
+	}
+	u.User = nil
+	u.Fragment, u.RawFragment = "", ""
+	u.RawQuery, u.ForceQuery = SafeQuery(u.RawQuery), false
+	return u.String()
 }
 
 // text stores b under key when it is UTF-8 text, else under key_base64.

@@ -102,7 +102,7 @@ func Open(path string, opt Options) (*Player, error) {
 	case Record, Live:
 		u, err := url.Parse(opt.Upstream)
 		if opt.Upstream == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("mode %s needs an upstream http(s) URL, not %s", opt.Mode, textsafe.Quote(opt.Upstream))
+			return nil, fmt.Errorf("mode %s needs an upstream http(s) URL, not %s", opt.Mode, textsafe.Quote(SafeURL(opt.Upstream)))
 		}
 		p.upstream = strings.TrimSuffix(strings.TrimRight(opt.Upstream, "/"), "/v1")
 	default:
@@ -411,11 +411,36 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", 
 // forward sends r (with body) upstream and passes the answer on to w as it
 // arrives, keeping it in rec when rec is not nil. An error before anything
 // was written is answered 502 here; the caller records nothing then.
+//
+// The error never holds the target URL's secrets: see safeError.
 func (p *Player) forward(w http.ResponseWriter, r *http.Request, rec *Recording, body ...[]byte) error {
 	target := p.upstream + r.URL.Path
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
+	return safeError(p.send(w, r, target, rec, body...), target)
+}
+
+// safeError is err with the URLs it names passed through SafeURL: the
+// URL of a *url.Error (what http.Client.Do and url.Parse return), and
+// target wherever else it appears in the message.
+func safeError(err error, target string) error {
+	if err == nil {
+		return nil
+	}
+	if ue, ok := err.(*url.Error); ok {
+		c := *ue
+		c.URL = SafeURL(ue.URL)
+		err = &c
+	}
+	if safe := SafeURL(target); safe != target && strings.Contains(err.Error(), target) {
+		return errors.New(strings.ReplaceAll(err.Error(), target, safe))
+	}
+	return err
+}
+
+// send is forward to target, whose error message may name target whole.
+func (p *Player) send(w http.ResponseWriter, r *http.Request, target string, rec *Recording, body ...[]byte) error {
 	var b io.Reader = r.Body
 	if len(body) > 0 {
 		b = bytes.NewReader(body[0])
@@ -432,7 +457,7 @@ func (p *Player) forward(w http.ResponseWriter, r *http.Request, rec *Recording,
 	resp, err := p.opt.Client.Do(out)
 	if err != nil {
 		api := wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version"))
-		body := (&wire.Error{Status: 502, Type: wire.TypeAPIError, Message: "tracecheck could not reach the upstream: " + err.Error()}).Body(api)
+		body := (&wire.Error{Status: 502, Type: wire.TypeAPIError, Message: "tracecheck could not reach the upstream: " + safeError(err, target).Error()}).Body(api)
 		w.Header().Set("Content-Type", wire.ContentJSON)
 		w.WriteHeader(http.StatusBadGateway)
 		w.Write(body)
