@@ -7,8 +7,11 @@
 // Output is deterministic: no timestamps, no host names, no durations
 // unless the caller gives them, so a report can itself be compared with a
 // golden. Text from input is escaped for each format (XML character data
-// with characters XML 1.0 forbids replaced by U+FFFD; the workflow-command
-// escapes for '%', CR, LF and, in properties, ':' and ',').
+// with characters XML 1.0 forbids replaced by U+FFFD; in workflow
+// commands, every control, DEL, invalid byte and bidirectional or
+// invisible formatting character as textsafe escapes it in text output,
+// then the workflow-command escapes for '%', CR, LF and, in properties,
+// ':' and ',').
 package cireport
 
 import (
@@ -16,6 +19,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
 // Suite is one <testsuite>: the results of one command over its inputs.
@@ -193,12 +198,45 @@ func writeAnnotation(w io.Writer, a Annotation) error {
 	return err
 }
 
-// escapeData is the runner's escaping of a command's message.
+// escapeData is the runner's escaping of a command's message, over
+// textsafe's: see escape.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return escape(s, dataEscapes)
 }
 
-// escapeProperty is the runner's escaping of a property value.
+// escapeProperty is the runner's escaping of a property value, over
+// textsafe's: see escape.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return escape(s, propertyEscapes)
+}
+
+var (
+	dataEscapes     = strings.NewReplacer("%", "%25")
+	propertyEscapes = strings.NewReplacer("%", "%25", ":", "%3A", ",", "%2C")
+)
+
+// escape makes s one safe line of a workflow command: CR and LF become the
+// runner's %0D and %0A (GitHub turns them back into line breaks of the
+// annotation); every other character the CLI's text output would escape
+// (a C0 or C1 control, DEL, a byte that is not UTF-8, a bidirectional or
+// invisible formatting character) becomes textsafe's escape for it, as
+// textsafe.Escape writes it, so the log shows what the text output shows
+// and no input can colour, move or reorder it; then the runner's own
+// escapes (r) apply. textsafe's escapes hold no '%', ':' or ','.
+func escape(s string, r *strings.Replacer) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			b.WriteString(r.Replace(textsafe.Escape(s)))
+			return b.String()
+		}
+		b.WriteString(r.Replace(textsafe.Escape(s[:i])))
+		if s[i] == '\r' {
+			b.WriteString("%0D")
+		} else {
+			b.WriteString("%0A")
+		}
+		s = s[i+1:]
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestWriteJUnit(t *testing.T) {
@@ -52,5 +54,37 @@ func TestWriteGitHub(t *testing.T) {
 		"::warning::no file\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// TestWriteGitHubEscapesControls: a file name, title or message holding
+// an ANSI escape, another C0 or C1 control, DEL, a byte that is not UTF-8
+// or a bidirectional or invisible formatting character reaches the log as
+// the escape textsafe writes for it (what the text output shows), so no
+// input can colour, move or reorder the CI log; GitHub's own %25, %0D, %0A,
+// %3A and %2C encodings still apply.
+func TestWriteGitHubEscapesControls(t *testing.T) {
+	hostile := "\x1b[31m\x07\x00\t\x7f\u0085\u009b\x9b\u202a\u202e\u2066\u2069\u200b\u200f\ufeff"
+	const escaped = `\x1b[31m\x07\x00\t\x7f\u0085\u009b\x9b\u202a\u202e\u2066\u2069\u200b\u200f\ufeff`
+	var buf bytes.Buffer
+	err := WriteGitHub(&buf, []Annotation{
+		{File: "dir/" + hostile + ",x:y.jsonl", Line: 2, Title: "CODE " + hostile, Message: "50% " + hostile + "\r\nnext: a,b é ✓"},
+		{Level: LevelNotice, Message: "plain"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "::error file=dir/" + escaped + "%2Cx%3Ay.jsonl,line=2,title=CODE " + escaped + "::50%25 " + escaped + "%0D%0Anext: a,b é ✓\n" +
+		"::notice::plain\n"
+	if buf.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", buf.String(), want)
+	}
+	for i, r := range strings.TrimSuffix(buf.String(), "\n") {
+		if r == '\n' {
+			continue
+		}
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == utf8.RuneError || unicode.Is(unicode.Cf, r) {
+			t.Errorf("byte %d of the output is %U", i, r)
+		}
 	}
 }
