@@ -13,13 +13,36 @@ import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
 // model reply share message.id and requestId: those ids repeat by design
 // and are not entry ids.
 
-// claudeTypes are the record types tracecheck knows. last-prompt (Claude
-// Code 2.1.x) is bookkeeping for resume: the last prompt typed and the
-// entry to resume from, {type, lastPrompt, leafUuid, explicit, sessionId},
-// as the 2.1.332 bundle appends it; it has no uuid of its own.
+// claudeTypes are the record types tracecheck knows. Claude Code 2.1.332
+// writes the last seven in every session (seen in real transcripts; the
+// bundle's resume code loads user, assistant, system, attachment and
+// progress as the conversation and the others as bookkeeping). None has a
+// uuid of its own:
+//   - last-prompt {lastPrompt, leafUuid, explicit?, sessionId}: the last
+//     prompt typed and the entry to resume from.
+//   - atis-latch {atis, sessionId}: a session setting latched for resume
+//     (the bundle keeps the last one).
+//   - tools-used {tools, sessionId}: the names of the tools the session has
+//     used so far (the last one wins).
+//   - api-request-shape {shapeHash, shape: {system, tools}, timestamp,
+//     version}, api-request-blob {hash, message} and api-request {id,
+//     shapeHash, params, base?, keep, tail, cacheControl, requestDigest}:
+//     the request log, each API request's parameters with its system
+//     prompt, tools and messages stored once by hash; the messages repeat
+//     the transcript's.
+//   - cost-state {totalCostUSD, totalAPIDuration, totalToolDuration,
+//     totalDuration, totalLinesAdded, totalLinesRemoved, startTime,
+//     modelUsage, ...}: the session's running cost and usage totals as the
+//     process ended, which the bundle reads back when it loads the session
+//     (the last valid one per session). Not imported: it is a running total (each assistant line
+//     carries its own request's usage), and its wall-clock totals differ
+//     from run to run, so a metric.sample of it would make two imports of
+//     the same conversation differ.
 var claudeTypes = map[string]bool{
 	"user": true, "assistant": true, "system": true, "summary": true, "file-history-snapshot": true,
 	"queue-operation": true, "progress": true, "attachment": true, "custom-title": true, "last-prompt": true,
+	"atis-latch": true, "tools-used": true, "api-request-shape": true, "api-request-blob": true, "api-request": true,
+	"cost-state": true,
 }
 
 // claudeSyntheticModel is the model Claude Code names on the assistant

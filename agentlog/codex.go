@@ -1,6 +1,10 @@
 package agentlog
 
-import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+import (
+	"strings"
+
+	"github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+)
 
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): one
 // {timestamp, type, payload} object per line, type one of RolloutItem's
@@ -131,6 +135,10 @@ func codexResponseItem(rec *Record, p jsonpeek.Value, nested bool) {
 				rec.add(Item{Kind: ItemAbort, Body: content, Text: "turn aborted"})
 				return
 			}
+			if codexContextMessage(p) {
+				rec.add(Item{Kind: ItemSystem, Body: content, Text: "user"})
+				return
+			}
 			rec.add(Item{Kind: ItemUser, Body: content})
 		case "assistant":
 			rec.add(Item{Kind: ItemAssistant, Body: content})
@@ -146,6 +154,49 @@ func codexResponseItem(rec *Record, p jsonpeek.Value, nested bool) {
 			rec.add(Item{Kind: ItemMeta, Body: p})
 		}
 	}
+}
+
+// codexContextTags open the context Codex sends the model in a user
+// message at the start of a session: the environment context, the user's
+// instructions (older Codex) and the AGENTS.md instructions (codex-rs
+// core/src/context, whose contextual user fragments Codex itself does not
+// count as the user's turns). Compared case-insensitively, as Codex does.
+var codexContextTags = []string{"<environment_context>", "<user_instructions>", "# agents.md instructions for "}
+
+// codexContextMessage reports whether a user-role message is context the
+// harness wrote rather than the user's words. Codex 0.171 says where each
+// content item came from (internal_chat_message_metadata_passthrough
+// .content_item_metadata[].provenance.type: "user" for what the user
+// typed, "harness" for the environment context, "skills", ...): the
+// message is context when every item names a provenance and none is
+// "user". Without that metadata (older Codex), when its first text starts
+// with one of codexContextTags.
+func codexContextMessage(p jsonpeek.Value) bool {
+	meta := p.Path("internal_chat_message_metadata_passthrough", "content_item_metadata")
+	if meta.Kind() == jsonpeek.Array && !meta.IsEmpty() {
+		context := true
+		meta.Elems(func(_ int, m jsonpeek.Value) bool {
+			t := m.Path("provenance", "type")
+			context = t.Kind() == jsonpeek.String && !t.IsEmpty() && !t.Is("user")
+			return context
+		})
+		return context
+	}
+	text := ""
+	p.Get("content").Elems(func(_ int, e jsonpeek.Value) bool {
+		if t := e.Get("text"); t.Kind() == jsonpeek.String {
+			text = t.Str()
+			return false
+		}
+		return true
+	})
+	text = strings.TrimLeft(text, " \t\r\n")
+	for _, tag := range codexContextTags {
+		if len(text) >= len(tag) && strings.EqualFold(text[:len(tag)], tag) {
+			return true
+		}
+	}
+	return false
 }
 
 // codexErrorMessage is the message of a turn's error: the error itself when

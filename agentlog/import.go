@@ -70,9 +70,18 @@ type importer struct {
 	// native: the format has native entry ids. Without them every event
 	// id is line-N or line-N#k, unique by construction, and no set of
 	// written ids is needed.
-	native    bool
-	lastLine  int
-	lineK     int
+	native   bool
+	lastLine int
+	lineK    int
+	// passed, passedOld: entries of a format with native ids that wrote
+	// no event (a Claude Code attachment, a pi thinking_level_change) ->
+	// the written event their parent chain reaches first, so that an event
+	// whose native parent is such an entry names that ancestor as its
+	// parent_event_id. Two generations of at most maxPassed entries: the
+	// most recent are remembered, and a chain is only ever looked up one
+	// link up.
+	passed, passedOld map[string]string
+
 	sessionJS []byte // session_id, encoded once
 	provJS    []byte // the provenance object, re-encoded when model or provider changes
 	provModel string
@@ -184,10 +193,12 @@ func (im *importer) record(rec *Record) {
 		k = im.lineK
 	}
 	im.lastLine = rec.Line
+	wrote := false
 	emit := func(ev event) {
 		im.write(rec, k, ts, ev)
 		k++
 		im.lineK = k
+		wrote = true
 	}
 	for i := range rec.Items {
 		it := &rec.Items[i]
@@ -242,9 +253,9 @@ func (im *importer) record(rec *Record) {
 				b = append(b, `,"ok":`...)
 				b = strconv.AppendBool(b, !it.IsError)
 				if it.IsError {
-					return im.raw(b, "error", it.Body)
+					return im.text(b, "error", it.Body, false)
 				}
-				return im.raw(b, "result", it.Body)
+				return im.text(b, "result", it.Body, false)
 			}})
 		case ItemCompaction:
 			emit(event{"context.compact", "harness", im.surface, func(b []byte) []byte {
@@ -282,6 +293,39 @@ func (im *importer) record(rec *Record) {
 			}
 		}
 	}
+	if !wrote && im.native && rec.HasID && rec.ID != "" {
+		if p := im.parentEvent(rec); p != "" {
+			im.pass(rec.ID, p)
+		}
+	}
+}
+
+// maxPassed bounds one generation of importer.passed.
+const maxPassed = 4096
+
+// pass remembers that entry id wrote no event and that its chain reaches
+// the written event parent.
+func (im *importer) pass(id, parent string) {
+	if im.passed == nil || len(im.passed) >= maxPassed {
+		im.passedOld, im.passed = im.passed, make(map[string]string, 64)
+	}
+	im.passed[id] = parent
+}
+
+// parentEvent is the parent_event_id of a record's events: its native
+// parent when that wrote an event, else the written event the parent's
+// own chain reaches (through entries that wrote none), else "".
+func (im *importer) parentEvent(rec *Record) string {
+	if !rec.HasParent || rec.Parent == "" || !im.native {
+		return ""
+	}
+	if im.emitted.Has(rec.Parent) {
+		return rec.Parent
+	}
+	if p, ok := im.passed[rec.Parent]; ok {
+		return p
+	}
+	return im.passedOld[rec.Parent]
 }
 
 // metaEvent maps the bookkeeping records that have a Trace counterpart;
@@ -321,7 +365,7 @@ func (im *importer) agentEvent(rec *Record, it *Item) event {
 		switch it.Kind {
 		case ItemUser, ItemAssistant:
 			return im.text(b, "content", it.Body, true)
-		case ItemReasoning, ItemSystem, ItemCompaction:
+		case ItemReasoning, ItemSystem, ItemCompaction, ItemResult:
 			return im.text(b, "content", it.Body, false)
 		case ItemError:
 			b = im.text(b, "content", it.Msg, true)
@@ -413,9 +457,9 @@ func (im *importer) write(rec *Record, k int, ts string, ev event) {
 	b = append(b, `},"provenance":`...)
 	b = append(b, im.provenance()...)
 	b = append(b, `,"redaction":{"status":"clean","fields":[]}`...)
-	if rec.HasParent && rec.Parent != "" && im.emitted.Has(rec.Parent) {
+	if p := im.parentEvent(rec); p != "" {
 		b = append(b, `,"parent_event_id":`...)
-		b = appendString(b, rec.Parent)
+		b = appendString(b, p)
 	}
 	b = append(b, "}\n"...)
 	im.buf = b

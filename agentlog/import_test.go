@@ -205,14 +205,15 @@ func TestImportContentIsText(t *testing.T) {
 		})
 	}
 
-	// A Claude Code user line with a tool_result and text: the result keeps
-	// its mapping (its content as it is), the text is the user message.
+	// A Claude Code user line with a tool_result and text: the result is its
+	// own tool.result (its content blocks as text), the text is the user
+	// message.
 	_, evs := importFixture(t, filepath.Join(agentFixtureRoot, "claude-code/content-blocks.jsonl"), ClaudeCode)
 	at := atLine(evs, 4)
 	if len(at) != 2 || at[0].Type != "tool.result" || at[0].Payload["ok"] != false || at[1].Type != "user.message" || at[1].Payload["content"] != "it fails like this" {
 		t.Fatalf("line 4 imports as %v", at)
 	}
-	if _, ok := at[0].Payload["error"].([]any); !ok || at[0].Payload["tool"] != "Bash" {
+	if at[0].Payload["error"] != "make: *** [all] Error 1" || at[0].Payload["tool"] != "Bash" || at[0].Payload["native_error"] != nil {
 		t.Errorf("tool_result mapping changed: %s", at[0].raw)
 	}
 	if e := oneAt(t, evs, 3); e.Type != "tool.request" || e.Payload["tool"] != "Bash" {
@@ -312,5 +313,27 @@ func TestCodexTurnErrorShapes(t *testing.T) {
 		if len(lines) != 2 || !strings.Contains(lines[1], `"type":"error"`) || !strings.Contains(lines[1], want) {
 			t.Errorf("%s: imported %s, want %s", in, out.String(), want)
 		}
+	}
+}
+
+// TestImportSidechainToolResultText: a subagent's tool_result block whose
+// content is an array of parts is an agent.message with the parts' text, as
+// a main-chain tool.result is.
+func TestImportSidechainToolResultText(t *testing.T) {
+	in := `{"type":"user","uuid":"s1","parentUuid":null,"isSidechain":true,"agentId":"a1","sessionId":"s","timestamp":"2026-12-02T03:25:38.566Z","message":{"role":"user","content":"look"}}
+{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"agentId":"a1","sessionId":"s","timestamp":"2026-12-02T03:25:39.000Z","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"x"}}]}}
+{"type":"user","uuid":"s3","parentUuid":"s2","isSidechain":true,"agentId":"a1","sessionId":"s","timestamp":"2026-12-02T03:25:40.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"line 1"},{"type":"text","text":"line 2"}]}]}}
+`
+	var out bytes.Buffer
+	if _, err := Import(strings.NewReader(in), "side", ClaudeCode, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var e importedEvent
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != "agent.message" || e.Payload["item"] != "tool_result" || e.Payload["content"] != "line 1\nline 2" {
+		t.Errorf("the subagent's tool result imports as %s", lines[len(lines)-1])
 	}
 }
