@@ -56,8 +56,13 @@ type Agent struct {
 	pairs func(s *Setup) []placeholder.Pair
 
 	configure func(s *Setup) (Invocation, error)
-	tool      func(c reducer.ToolCall, s *Setup) reducer.ToolCall
-	findLog   func(s *Setup) (string, error)
+	// resume invokes the agent again on its last session, in the same
+	// HOME and workspace, with s.Prompt as the new message; ResumeFlag
+	// names how, for reports.
+	resume     func(s *Setup) (Invocation, error)
+	ResumeFlag string
+	tool       func(c reducer.ToolCall, s *Setup) reducer.ToolCall
+	findLog    func(s *Setup) (string, error)
 }
 
 // Setup is where and how one run takes place; a preset's configure step

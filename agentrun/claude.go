@@ -36,8 +36,10 @@ func claudeCode() *Agent {
 		pairs: func(s *Setup) []placeholder.Pair {
 			return []placeholder.Pair{{Name: WorkspaceSlug, Value: claudeSlug(s.Workspace)}}
 		},
-		configure: configureClaude,
-		tool:      claudeTool,
+		configure:  configureClaude,
+		resume:     resumeClaude,
+		ResumeFlag: "--continue",
+		tool:       claudeTool,
 		findLog: func(s *Setup) (string, error) {
 			return newestLog(s.Home, ".claude/projects/*/*.jsonl")
 		},
@@ -59,6 +61,13 @@ func configureClaude(s *Setup) (Invocation, error) {
 		},
 		Stdin: s.Prompt,
 	}, nil
+}
+
+// resumeClaude continues the most recent conversation of the workspace.
+func resumeClaude(s *Setup) (Invocation, error) {
+	inv, err := configureClaude(s)
+	inv.Args = append([]string{"-p", "--continue"}, inv.Args[1:]...)
+	return inv, err
 }
 
 // claudeTool: shell is Claude Code's Bash {command, description},

@@ -15,7 +15,8 @@ import (
 )
 
 // codex is @openai/codex: a model provider in $CODEX_HOME/config.toml
-// speaking the Responses API (the only wire API Codex still supports),
+// speaking the Responses API (the only wire API Codex still supports; its
+// own retry limits kept, so a scripted fault meets its real retries),
 // analytics, feedback, OpenTelemetry export and the update check off, run
 // as `codex exec --skip-git-repo-check
 // --dangerously-bypass-approvals-and-sandbox -C WORKSPACE PROMPT` (the run
@@ -37,8 +38,10 @@ func codex() *Agent {
 			{Re: regexp.MustCompile(`Chunk ID: [0-9a-f]+`), Repl: "Chunk ID: " + ChunkID},
 			{Re: regexp.MustCompile(`Wall time: [0-9.]+ seconds`), Repl: "Wall time: " + placeholder.Duration + " seconds"},
 		},
-		configure: configureCodex,
-		tool:      codexTool,
+		configure:  configureCodex,
+		resume:     resumeCodex,
+		ResumeFlag: "exec resume --last",
+		tool:       codexTool,
 		findLog: func(s *Setup) (string, error) {
 			return newestLog(s.Home, ".codex/sessions/*/*/*/rollout-*.jsonl")
 		},
@@ -60,8 +63,6 @@ name = "tracecheck scripted model"
 base_url = %q
 wire_api = "responses"
 env_key = "OPENAI_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
 
 [analytics]
 enabled = false
@@ -73,8 +74,8 @@ enabled = false
 exporter = "none"
 
 # Features that reach beyond the model provider (plugin and app catalogues,
-# updates, tool suggestions) off; a connection error is retried as
-# request_max_retries says, not without bound.
+# updates, tool suggestions) off; a connection error is retried as Codex's
+# own request and stream retry limits say, not without bound.
 [features]
 plugins = false
 remote_plugin = false
@@ -93,6 +94,18 @@ unbounded_connection_retries = false
 		Args: append(args, s.Prompt),
 		Env:  []string{"CODEX_HOME=" + dir, "OPENAI_API_KEY=" + dummyKey},
 	}, nil
+}
+
+// resumeCodex resumes the most recent session: codex exec ... resume
+// --last PROMPT.
+func resumeCodex(s *Setup) (Invocation, error) {
+	inv, err := configureCodex(s)
+	if err != nil {
+		return inv, err
+	}
+	n := len(inv.Args)
+	inv.Args = append(append(inv.Args[:n-1:n-1], "resume", "--last"), s.Prompt)
+	return inv, nil
 }
 
 // codexTool: shell is Codex's exec_command {cmd}; read_file is exec_command

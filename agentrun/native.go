@@ -129,3 +129,20 @@ var sourceLine = regexp.MustCompile(`"payload":\{"source_line":[0-9]+,?`)
 func portable(trace []byte, ph *placeholder.Set) []byte {
 	return sourceLine.ReplaceAll(ph.JSON(trace), []byte(`"payload":{`))
 }
+
+// lintCodes are the codes of the warnings and errors lint finds in the
+// log at path, sorted and each once, and the number of errors.
+func lintCodes(path string) ([]string, int) {
+	rep := agentlog.LintFile(path, agentlog.Options{})
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Severity == agentlog.Info || seen[string(f.Code)] {
+			continue
+		}
+		seen[string(f.Code)] = true
+		out = append(out, string(f.Code))
+	}
+	sort.Strings(out)
+	return out, rep.Errors
+}

@@ -29,6 +29,8 @@ func pi() *Agent {
 		Model:       fakemodel.ID,
 		LogPlace:    "~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl",
 		configure:   configurePi,
+		resume:      resumePi,
+		ResumeFlag:  "--continue",
 		tool:        piTool,
 		findLog: func(s *Setup) (string, error) {
 			return newestLog(s.Home, ".pi/agent/sessions/*/*.jsonl")
@@ -59,6 +61,12 @@ func configurePi(s *Setup) (Invocation, error) {
 		Args: append(args, s.Prompt),
 		Env:  []string{"PI_OFFLINE=1"},
 	}, nil
+}
+
+// resumePi continues the most recent session of the workspace.
+func resumePi(s *Setup) (Invocation, error) {
+	args := append([]string{"-p", "--continue", "--provider", piProvider, "--model", fakemodel.ID}, s.Extra...)
+	return Invocation{Args: append(args, s.Prompt), Env: []string{"PI_OFFLINE=1"}}, nil
 }
 
 // piTool: shell is pi's bash {command}, read_file its read {path}.

@@ -3,9 +3,9 @@ package agentrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/tracecheck/tracecheck/fakemodel"
 	"github.com/tracecheck/tracecheck/internal/placeholder"
-	"github.com/tracecheck/tracecheck/internal/procgroup"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/reducer"
 	"github.com/tracecheck/tracecheck/scenarios"
@@ -99,12 +98,37 @@ type Result struct {
 	// Placeholders are the run's own values (paths of the run, today's
 	// date) and the names that stand for them.
 	Placeholders *placeholder.Set
+	// Steps are the agent's runs: the first, then one per resume of the
+	// scenario. ExitCode, Signal, TimedOut and Duration are the last
+	// step's; Report adds up the steps'.
+	Steps []StepResult
+	// Conformance is the step-by-step report of a run with resumes, a
+	// kill or scripted faults (NeedsReport); nil otherwise.
+	Conformance *Report
+	// AgentVersion is the version in the agent's package.json, when its
+	// program is inside its npm package.
+	AgentVersion string
 }
 
 // Problems lists what makes the run fail, in this order: the agent's own
 // (AgentProblems), the model server's (ServerProblems) and the session
 // log's (Native.Problems). None means the run is ok.
+//
+// A run with a conformance report (resumes, a kill or scripted faults)
+// fails only when the agent tried to leave loopback or the server trace
+// could not be written: what the agent did with the faults is the report's
+// to say, step by step.
 func (r *Result) Problems() []string {
+	if r.Conformance != nil {
+		var out []string
+		if len(r.OffLoopback) > 0 {
+			out = append(out, offLoopback(r.OffLoopback))
+		}
+		if r.Report.TraceErr != nil {
+			out = append(out, r.Report.TraceErr.Error())
+		}
+		return out
+	}
 	out := r.AgentProblems()
 	out = append(out, r.ServerProblems()...)
 	return append(out, r.Native.Problems()...)
@@ -130,7 +154,7 @@ func (r *Result) AgentProblems() []string {
 		out = append(out, fmt.Sprintf("the agent exited with status %d (its output is in %s)", r.ExitCode, AgentLogFile))
 	}
 	if len(r.OffLoopback) > 0 {
-		out = append(out, "the agent tried to reach beyond loopback (refused): "+strings.Join(r.OffLoopback, ", "))
+		out = append(out, offLoopback(r.OffLoopback))
 	}
 	return out
 }
@@ -168,12 +192,14 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Out: out, Workspace: s.Workspace, Home: s.Home, Bin: bin}
+	pkgDir := packageDir(bin, a.Package)
 	res.Placeholders = placeholder.New(
 		placeholder.Pair{Name: placeholder.Workspace, Value: s.Workspace},
 		placeholder.Pair{Name: placeholder.Home, Value: s.Home},
 		placeholder.Pair{Name: placeholder.Out, Value: out},
-		placeholder.Pair{Name: placeholder.AgentDir, Value: packageDir(bin, a.Package)},
+		placeholder.Pair{Name: placeholder.AgentDir, Value: pkgDir},
 	)
+	res.AgentVersion = packageVersion(pkgDir)
 	if a.pairs != nil {
 		res.Placeholders = res.Placeholders.With(a.pairs(s)...)
 	}
@@ -184,58 +210,117 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	defer trace.Close()
-	var traceBuf bytes.Buffer
-	script := modelserver.ScriptOf(opt.Scenario)
-	script.Turns = translate(a, s, script.Turns)
-	srv := modelserver.New(script, modelserver.Options{Trace: io.MultiWriter(trace, &traceBuf), Placeholders: res.Placeholders, Exhausted: opt.Exhausted})
+	logf, err := os.OpenFile(filepath.Join(out, AgentLogFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+
+	sw := &switchHandler{}
 	ln, err := modelserver.Listen(modelserver.DefaultAddr, false)
 	if err != nil {
 		return nil, err
 	}
-	served := modelserver.Serve(ln, srv)
+	served := modelserver.Serve(ln, sw)
 	s.ServerURL = served.URL
 	proxy, proxyServed, err := startProxy()
 	if err != nil {
 		served.Shutdown(context.Background())
 		return nil, err
 	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), modelserver.ShutdownGrace)
+		defer cancel()
+		served.Shutdown(sctx)
+		proxyServed.Shutdown(sctx)
+	}()
 
-	inv, err := a.configure(s)
-	if err != nil {
-		served.Shutdown(context.Background())
-		proxyServed.Shutdown(context.Background())
-		return nil, fmt.Errorf("configuring %s: %w", a.DisplayName, err)
-	}
 	timeout := opt.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	env := curatedEnv(s, bin, proxyServed.URL, inv.Env)
-	p, err := runAgent(ctx, bin, inv, s.Workspace, env, filepath.Join(out, AgentLogFile), timeout)
-
-	sctx, cancel := context.WithTimeout(context.Background(), modelserver.ShutdownGrace)
-	defer cancel()
-	serr := served.Shutdown(sctx)
-	proxyServed.Shutdown(sctx)
-	if err != nil {
-		return nil, err
+	r := &stepRunner{
+		agent: a, setup: s, bin: bin, sc: opt.Scenario, opt: opt, timeout: timeout,
+		switcher: sw, proxyURL: proxyServed.URL, placeholders: res.Placeholders,
+		trace: trace, log: logf,
 	}
-	res.ExitCode, res.Signal, res.TimedOut, res.Duration = p.code, p.signal, p.timedOut, p.duration
-	res.Report = srv.Report()
+	for i, st := range stepsOf(opt.Scenario) {
+		sr, err := r.run(ctx, i, st)
+		if err != nil {
+			return nil, err
+		}
+		res.Steps = append(res.Steps, *sr)
+		if ctx.Err() != nil {
+			break
+		}
+	}
 	res.OffLoopback = proxy.Hosts()
-	res.ServerTrace = traceBuf.Bytes()
-	if serr != nil {
-		return res, fmt.Errorf("stopping the model server: %w", serr)
+	res.ServerTrace = r.traceBuf.Bytes()
+	last := res.Steps[len(res.Steps)-1]
+	res.ExitCode, res.Signal, res.TimedOut, res.Duration = last.ExitCode, last.Signal, last.TimedOut, last.Duration
+	for _, st := range res.Steps {
+		res.Report.Turns += st.Report.Turns
+		res.Report.Used += st.Report.Used
+		res.Report.Answered += st.Report.Answered
+		res.Report.Exhausted += st.Report.Exhausted
+		res.Report.Rejected = append(res.Report.Rejected, st.Report.Rejected...)
+		if res.Report.TraceErr == nil {
+			res.Report.TraceErr = st.Report.TraceErr
+		}
 	}
 
-	logPath, lerr := a.findLog(s)
-	if lerr != nil {
+	if logPath, lerr := a.findLog(s); lerr != nil {
 		res.Native.FindErr = lerr
-		return res, nil
+	} else {
+		res.NativeLog = logPath
+		res.Native = checkNative(logPath, out, res.Placeholders)
 	}
-	res.NativeLog = logPath
-	res.Native = checkNative(logPath, out, res.Placeholders)
+	if NeedsReport(opt.Scenario) {
+		res.Conformance = BuildReport(res, a, opt.Scenario.ID)
+		if err := writeReports(out, res.Conformance); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// Files of a run with a conformance report.
+const (
+	ReportFile     = "report.json"
+	ReportTextFile = "report.txt"
+)
+
+func writeReports(out string, r *Report) error {
+	var js, txt bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		return err
+	}
+	if err := r.WriteText(&txt); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, ReportFile), js.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, ReportTextFile), txt.Bytes(), 0o644)
+}
+
+// packageVersion is the version of the npm package in dir ("" when dir is
+// "" or its package.json says none).
+func packageVersion(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(b, &pkg) != nil {
+		return ""
+	}
+	return pkg.Version
 }
 
 // findBin resolves the agent's program.
@@ -340,45 +425,6 @@ func packageDir(bin, name string) string {
 	}
 }
 
-// proc is how the agent's process ended.
-type proc struct {
-	code     int
-	signal   string
-	timedOut bool
-	duration time.Duration
-}
-
-// runAgent runs the agent in a process group of its own, output to
-// logPath; the whole group is killed past timeout, when ctx is done, and
-// after the agent exits (what it left running goes with it).
-func runAgent(ctx context.Context, bin string, inv Invocation, dir string, env []string, logPath string, timeout time.Duration) (proc, error) {
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return proc{}, err
-	}
-	defer logf.Close()
-	tctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(tctx, bin, inv.Args...)
-	cmd.Dir, cmd.Env = dir, env
-	cmd.Stdin = strings.NewReader(inv.Stdin)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	procgroup.Set(cmd)
-	cmd.Cancel = func() error { procgroup.Kill(cmd); return nil }
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	err = cmd.Start()
-	if err != nil {
-		return proc{}, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	err = cmd.Wait()
-	p := proc{duration: time.Since(start)}
-	procgroup.Kill(cmd)
-	p.timedOut = errors.Is(tctx.Err(), context.DeadlineExceeded)
-	code, signal, ok := procgroup.Exit(err)
-	if !ok {
-		return p, fmt.Errorf("running %s: %w", bin, err)
-	}
-	p.code, p.signal = code, signal
-	return p, nil
+func offLoopback(hosts []string) string {
+	return "the agent tried to reach beyond loopback (refused): " + strings.Join(hosts, ", ")
 }

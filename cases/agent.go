@@ -33,7 +33,11 @@ func (c *Case) runAgent(ctx context.Context) *Result {
 	}
 	res.ExitCode, res.TimedOut = ar.ExitCode, ar.TimedOut
 	res.Stderr = logTail(filepath.Join(out, agentrun.AgentLogFile))
-	res.Problems = append(res.Problems, ar.AgentProblems()...)
+	if c.Agent.Report {
+		res.Problems = append(res.Problems, ar.Problems()...) // the report says the rest
+	} else {
+		res.Problems = append(res.Problems, ar.AgentProblems()...)
+	}
 	if err != nil {
 		res.Problems = append(res.Problems, err.Error())
 	}
@@ -43,7 +47,10 @@ func (c *Case) runAgent(ctx context.Context) *Result {
 	if len(res.ModelTrace) == 0 {
 		res.ModelProblems = append(res.ModelProblems, "the agent sent the model server no request")
 	}
-	if len(res.Problems) > 0 {
+	if ar.Conformance != nil {
+		res.Report = ar.Conformance.AppendLines(nil)
+	}
+	if len(res.Problems) > 0 || c.Agent.Report {
 		return res
 	}
 	if ps := ar.Native.Problems(); len(ps) > 0 {

@@ -74,7 +74,15 @@ type Agent struct {
 	Bin     string // "" for the preset's program on PATH
 	Args    []string
 	Timeout time.Duration
+	// Report: the scenario has resumes, a kill or scripted faults, so the
+	// case checks the run's conformance report (its only subject, id
+	// <id>.report, golden <golden>.report.trace.jsonl).
+	Report bool
 }
+
+// ReportSuffix follows an agent case's golden name in its report's
+// golden's: <golden>.report.trace.jsonl.
+const ReportSuffix = ".report"
 
 // Command is what a case runs.
 type Command struct {
@@ -302,6 +310,9 @@ func (p *parser) decode(d *caseDoc, lookup Lookup) *Case {
 		c.Agent = p.agent(d, dir)
 		c.Trace = &Source{From: FromAgent}
 		c.Tolerant = true
+		if c.Model != nil && c.Model.Scenario != nil && agentrun.NeedsReport(c.Model.Scenario) {
+			c.Agent.Report = true
+		}
 	}
 	if c.Trace == nil && c.Model == nil {
 		p.fail("", "the case has neither a trace (where the command's trace comes from) nor a model (whose trace is checked): give trace, model or both")
@@ -431,6 +442,9 @@ func LoadDir(dir string, lookup Lookup) ([]*Case, error) {
 // it has a trace, and Golden+ModelSuffix with a model.
 func (c *Case) GoldenNames() []string {
 	var out []string
+	if c.Agent != nil && c.Agent.Report {
+		return []string{c.Golden + ReportSuffix}
+	}
 	if c.Trace != nil {
 		out = append(out, c.Golden)
 	}

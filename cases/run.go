@@ -40,6 +40,9 @@ type Result struct {
 	// model-side trace (requests the server rejected, scripted turns left
 	// unused).
 	Problems, TraceProblems, ModelProblems []string
+	// Report is an agent case's conformance report as its golden holds
+	// it (agentrun.Report.AppendLines), nil without one.
+	Report []byte
 	// Stderr is the tail of the command's standard error (at most
 	// StderrLines lines).
 	Stderr   string

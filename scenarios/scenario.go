@@ -73,6 +73,7 @@ type Scenario struct {
 	Compactor    *CompactorSpec
 	Turns        []fakemodel.Turn
 	Interrupt    *Interrupt
+	Kill         *Kill // the first run's; tracecheck agent run only
 	AfterRun     []Operation
 	// Resumes are the session's later runs, in order. A scenario with
 	// resumes is rendered through the session store (see RenderDir).
@@ -106,6 +107,25 @@ type Resume struct {
 	Message   string // "" appends no user.message
 	Turns     []fakemodel.Turn
 	Interrupt *Interrupt // counts only the events the run's agent loop emits
+	Kill      *Kill      // tracecheck agent run only
+}
+
+// Kill says when tracecheck agent run kills a real agent's process group
+// during a run (the scenario runner ignores it): DuringTool, while the
+// tool of the run's first portable shell call runs; or once the model
+// server has answered AfterRequest requests of the run.
+type Kill struct {
+	DuringTool   bool
+	AfterRequest int
+}
+
+func decodeKill(v jsonv.Value) *Kill {
+	k, ok := v.Get("kill")
+	if !ok {
+		return nil
+	}
+	dt, _ := k.Get("during_tool")
+	return &Kill{DuringTool: dt.IsTrue(), AfterRequest: int(integer(k, "after_request", 0))}
 }
 
 // CompactorSpec configures the reference's ContextCompactor with a fixed
@@ -340,6 +360,7 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 	s.Turns = decodeTurns(turns)
 
 	s.Interrupt = decodeInterrupt(doc)
+	s.Kill = decodeKill(doc)
 
 	ops, _ := doc.Get("after_run")
 	branches := map[string]bool{}
@@ -379,6 +400,7 @@ func (d *decoder) scenario(doc jsonv.Value) *Scenario {
 			RunID:     str(r, "run_id", fmt.Sprintf("run-%s-resume-%d", s.ID, i+1)),
 			Message:   str(r, "message", ""),
 			Interrupt: decodeInterrupt(r),
+			Kill:      decodeKill(r),
 		}
 		t, _ := r.Get("turns")
 		rs.Turns = decodeTurns(t)

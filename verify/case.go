@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"sync"
 
@@ -17,11 +18,24 @@ const KindCase = "case"
 // written through its tolerant form when the case is tolerant; and with a
 // model, the trace the scripted model server wrote (id <id>.model, golden
 // <golden>.model.trace.jsonl), compared byte for byte. A command that fails
-// or times out makes both INVALID, with the tail of its standard error.
+// or times out makes both INVALID, with the tail of its standard error. An
+// agent case whose scenario has resumes, a kill or faults has one subject
+// instead, its conformance report (id <id>.report, golden
+// <golden>.report.trace.jsonl, one JSON line per step), compared line by
+// line.
 func CaseSubjects(ctx context.Context, list []*cases.Case) []Subject {
 	var out []Subject
 	for _, c := range list {
 		run := sync.OnceValue(func() *cases.Result { return c.Run(ctx) })
+		if c.Agent != nil && c.Agent.Report {
+			out = append(out, Subject{ID: c.ID + cases.ReportSuffix, Golden: c.Golden + cases.ReportSuffix, Kind: KindCase, File: c.File,
+				ActualName: "conformance report of " + c.ID,
+				Render: func() Actual {
+					r := run()
+					return Actual{Bytes: r.Report, Events: bytes.Count(r.Report, []byte("\n")), Invalid: invalid(r, nil)}
+				}})
+			continue
+		}
 		if c.Trace != nil {
 			out = append(out, Subject{ID: c.ID, Golden: c.Golden, Kind: KindCase, File: c.File, Compare: c.Compare,
 				Render: func() Actual {

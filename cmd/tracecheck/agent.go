@@ -51,21 +51,32 @@ func agentRunDescription() string {
 		a, _ := agentrun.Lookup(n)
 		fmt.Fprintf(&b, "  %-12s npm %s, program %s, %s; log %s\n", a.Name, a.Package, a.Program, a.API, a.LogPlace)
 	}
-	b.WriteString("\nExit 0 when the agent exited 0, every scripted turn was used, no request was\n" +
+	b.WriteString("\nA scenario with resumes, a kill (kill: during_tool or after_request) or\n" +
+		"scripted faults runs step by step: the first run, then each resume with the\n" +
+		"agent's own resume flag in the same HOME and workspace. Its conformance\n" +
+		"report (report.json, report.txt in --out, and on standard output as\n" +
+		"--format says) gives per step the faults, the agent's exit, the lint codes\n" +
+		"of its log, what a resumed request carried for the call left open, whether\n" +
+		"the provider rules accepted it, and the outcome: killed, rejected-by-provider,\n" +
+		"agent-failed, repaired-on-resume, log-broken or survived.\n\n" +
+		"Exit 0 when the agent exited 0, every scripted turn was used, no request was\n" +
 		"rejected, nothing tried to leave loopback, the session log lints with no error\n" +
-		"and its import validates; 1 otherwise, each reason on standard error; 2 usage\n" +
-		"error, unknown agent or scenario, or an agent that is not installed.")
+		"and its import validates (with a conformance report: when the report was\n" +
+		"written and nothing tried to leave loopback); 1 otherwise, each reason on\n" +
+		"standard error; 2 usage error, unknown agent or scenario, or an agent that\n" +
+		"is not installed.")
 	return b.String()
 }
 
 func runAgentRun(e *env, args []string) int {
 	const cmd = "agent run"
-	fs := newFlags(e, cmd, "agent run AGENT --scenario ID|FILE [--bin PATH] [--out DIR] [--timeout D] [-- EXTRA_ARGS...]", agentRunDescription())
+	fs := newFlags(e, cmd, "agent run AGENT --scenario ID|FILE [--bin PATH] [--out DIR] [--timeout D] [--format text|json] [-- EXTRA_ARGS...]", agentRunDescription())
 	scenario := fs.String("scenario", "", "run the scenario `ID|FILE` (a built-in id, or a scenario file)")
 	scenarioDir := addScenarioDir(fs)
 	bin := fs.String("bin", "", "the agent's program `PATH` (default: the preset's program on PATH)")
 	out := fs.String("out", "", "leave the run's files in `DIR` (made when missing; must be empty)")
-	timeout := fs.Duration("timeout", agentrun.DefaultTimeout, "kill the agent's process group after `D`")
+	timeout := fs.Duration("timeout", agentrun.DefaultTimeout, "kill the agent's process group after `D` (each step)")
+	format := formatFlag(fs, "text", "json")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -101,6 +112,13 @@ func runAgentRun(e *env, args []string) int {
 		return exitFailed
 	}
 	writeAgentReport(e, a, res)
+	if c := res.Conformance; c != nil {
+		if *format == "json" {
+			c.WriteJSON(e.stdout)
+		} else {
+			c.WriteText(e.stdout)
+		}
+	}
 	problems := res.Problems()
 	if err != nil {
 		problems = append(problems, err.Error())
