@@ -6,10 +6,19 @@
 // A turn answers with content, with tool calls (optionally with content
 // too), or as a stream of chunks. When the script is used up the model
 // answers ExhaustedText and asks to stop, as the reference does.
+//
+// A turn may also carry a Fault: what the scripted model server
+// (package modelserver) serves instead of the answer, a broken connection,
+// an error status, a stall or a malformed body, so that an agent's retry
+// and resume paths can be scripted ("fail once, then answer"). A faulted
+// turn is used like any other: the request after it gets the next turn.
+// This package and the in-process scenario runner, which have no wire,
+// answer a faulted turn as scripted and ignore its Fault.
 package fakemodel
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
@@ -34,6 +43,55 @@ type Turn struct {
 	Chunks    []string
 	ToolCalls []reducer.ToolCall
 	Stop      bool
+	// Fault, when set, is served by the model server instead of the
+	// answer (for a disconnect, a stall or a malformed stream, after the
+	// first events of the answer rendered as usual); nil answers.
+	Fault *Fault
+}
+
+// Kinds of Fault.
+const (
+	// FaultDisconnect: the connection breaks mid-answer. A stream is cut
+	// after AfterChunks of its events, a whole answer after its headers
+	// and part of its body; the answer never completes.
+	FaultDisconnect = "disconnect"
+	// FaultStatus: the provider's own error answer, with Status, its
+	// error body and its retry headers.
+	FaultStatus = "status"
+	// FaultStall: the headers (and, streamed, the first AfterChunks
+	// events) are sent, or with BeforeHeaders nothing at all, then
+	// nothing for For; then the connection is closed without completing.
+	FaultStall = "stall"
+	// FaultMalformed: a stream whose event after the first AfterChunks
+	// carries data that is not valid JSON, then its end; a whole answer
+	// whose body is not valid JSON.
+	FaultMalformed = "malformed"
+)
+
+// Fault is a failure the model server serves instead of a turn's answer.
+// Which fields count depends on Kind; the others are zero.
+type Fault struct {
+	Kind string // FaultDisconnect, FaultStatus, FaultStall or FaultMalformed
+	// AfterChunks is, for a disconnect, a stall or a malformed stream, how
+	// many events of the streamed answer are sent first (0: none, right
+	// after the headers). The answer's last event is never sent.
+	AfterChunks int
+	// Status is the HTTP status of a status fault (400 to 599).
+	Status int
+	// RetryAfter is the delay a status fault's answer asks for
+	// (retry-after and retry-after-ms headers); nil sends none.
+	RetryAfter *time.Duration
+	// ShouldRetry, when set, is the x-should-retry header of a status
+	// fault, which the official SDKs obey over the status.
+	ShouldRetry *bool
+	// Message replaces the API's own error message of a status fault.
+	Message string
+	// For is how long a stall lasts (it ends early when the client goes
+	// away or the server stops).
+	For time.Duration
+	// BeforeHeaders makes a stall send nothing at all, not even the
+	// status line: what a client's request timeout catches.
+	BeforeHeaders bool
 }
 
 // Streamed reports whether the turn is a stream of chunks.

@@ -16,6 +16,15 @@
 // records for that turn (one per chunk of a streamed turn); a rejected
 // request appends an error event {turn, kind, status, message} instead.
 //
+// A turn may script a fault (fakemodel.Fault) for an agent's crash, retry
+// and resume paths: the connection broken mid-answer (the chunked body
+// aborted without its end), the provider's error status with its retry
+// headers, a stall, or data that is not valid JSON. A faulted turn is used
+// like any other, so the agent's retry gets the next turn; its exchange
+// records the model.request, then an error event {turn, kind: "fault",
+// fault, ...} instead of model.response events, and the Report counts it
+// in Faults, never as a rejection.
+//
 // Requests that break what the real APIs enforce are rejected as they
 // would be (status and JSON error body of the API called): malformed
 // bodies, missing fields, and a tool call left without its tool result.
@@ -105,7 +114,8 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (413 beyond); 0 is
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// Log receives one line per rejected request; nil logs nothing.
+	// Log receives one line per rejected request and per fault served;
+	// nil logs nothing.
 	Log io.Writer
 	// Placeholders replace what varies from run to run (the agent's
 	// workspace and home paths, today's date) in everything the trace
@@ -160,11 +170,14 @@ const (
 // Report says how a conversation went.
 type Report struct {
 	Turns     int // scripted turns
-	Used      int // scripted turns answered
-	Answered  int // requests answered, ExhaustedText answers included
+	Used      int // scripted turns answered, faulted turns included
+	Answered  int // requests answered, ExhaustedText answers and faults served included
 	Exhausted int // requests past the end of the script
-	Rejected  []Rejection
-	TraceErr  error // the first failed trace write
+	// Faults is how many scripted faults were served (each also counts in
+	// Used and Answered; none is a rejection).
+	Faults   int
+	Rejected []Rejection
+	TraceErr error // the first failed trace write
 }
 
 // Unused is how many scripted turns no request got.
@@ -179,6 +192,13 @@ type Server struct {
 	model  *fakemodel.Model
 	log    *tracelog.Log
 	report Report
+
+	// stop is closed by Stop (or when an http.Server serving this one
+	// shuts down): stalls end at once.
+	stop     chan struct{}
+	stopOnce sync.Once
+	watchMu  sync.Mutex
+	watched  map[*http.Server]bool
 }
 
 // New returns a server for script.
@@ -194,11 +214,13 @@ func New(script Script, opt Options) *Server {
 		trace = placeholderWriter{trace, opt.Placeholders}
 	}
 	return &Server{
-		script: script,
-		opt:    opt,
-		model:  fakemodel.New(script.Turns),
-		log:    tracelog.New(trace, script.SessionID, script.Provenance),
-		report: Report{Turns: len(script.Turns)},
+		script:  script,
+		opt:     opt,
+		model:   fakemodel.New(script.Turns),
+		log:     tracelog.New(trace, script.SessionID, script.Provenance),
+		report:  Report{Turns: len(script.Turns)},
+		stop:    make(chan struct{}),
+		watched: map[*http.Server]bool{},
 	}
 }
 
@@ -228,6 +250,7 @@ func (p placeholderWriter) Write(b []byte) (int, error) {
 
 // ServeHTTP routes a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.watchShutdown(r)
 	if r.URL.Path == "/" && (r.Method == http.MethodHead || r.Method == http.MethodGet) {
 		// Clients check or warm the connection with HEAD / or GET / (Claude
 		// Code sends a HEAD / before its first request): answered, never a
@@ -269,7 +292,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.exchange(w, api, body, decodeOptions(r))
+	s.exchange(w, r, api, body, decodeOptions(r))
 }
 
 // servedList names the endpoints in a 404's message.
@@ -326,9 +349,9 @@ func methodNotAllowed(r *http.Request) *wire.Error {
 }
 
 // exchange answers one model request: decode and check it, take the next
-// turn, record the exchange, then write the answer (outside the lock: a
-// slow reader delays nobody else).
-func (s *Server) exchange(w http.ResponseWriter, api wire.API, body []byte, opt wire.DecodeOptions) {
+// turn, record the exchange, then write the answer or serve the turn's
+// fault (outside the lock: a slow reader, or a stall, delays nobody else).
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API, body []byte, opt wire.DecodeOptions) {
 	req, werr := wire.DecodeWith(api, body, opt)
 	if werr != nil {
 		s.reject(w, api, req, KindInvalidRequest, werr) // req is set when only the tool-call protocol is broken
@@ -357,10 +380,18 @@ func (s *Server) exchange(w http.ResponseWriter, api wire.API, body []byte, opt 
 		s.report.Used++
 	}
 	entries := []tracelog.Entry{s.requestEntry(turn, req)}
-	for _, p := range t.ResponsePayloads(turn) {
-		entries = append(entries, tracelog.Entry{Type: "model.response", Actor: s.modelActor(), Payload: p})
+	if t.Fault != nil {
+		s.report.Faults++
+		entries = append(entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: faultPayload(turn, t.Fault)})
+	} else {
+		for _, p := range t.ResponsePayloads(turn) {
+			entries = append(entries, tracelog.Entry{Type: "model.response", Actor: s.modelActor(), Payload: p})
+		}
 	}
 	s.log.Append(entries...)
+	if t.Fault != nil && s.opt.Log != nil {
+		fmt.Fprintf(s.opt.Log, "served fault: turn %d: %s %s\n", turn, api, describeFault(t.Fault))
+	}
 	s.mu.Unlock()
 
 	id := "chatcmpl-tracecheck-" + pad(turn)
@@ -371,6 +402,10 @@ func (s *Server) exchange(w http.ResponseWriter, api wire.API, body []byte, opt 
 		id = "resp_tracecheck_" + pad(turn) // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
 	}
 	resp := wire.Render(req, wire.Answer{ID: id, Created: scenarios.ClockStart.Unix() + int64(turn), Model: req.Model, Turn: t})
+	if t.Fault != nil {
+		s.serveFault(w, r, api, resp, turn, t.Fault)
+		return
+	}
 	write(w, resp, api, turn)
 }
 
@@ -381,11 +416,7 @@ func pad(n int) string { return fmt.Sprintf("%03d", n) }
 func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
 	h := w.Header()
 	h.Set("Content-Type", resp.ContentType)
-	if api == wire.AnthropicMessages {
-		h.Set("request-id", "req_tracecheck_"+pad(turn))
-	} else {
-		h.Set("x-request-id", "req_tracecheck_"+pad(turn))
-	}
+	requestID(h, api, turn)
 	if resp.Events == nil {
 		h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
 		w.Write(resp.Body)
@@ -401,6 +432,16 @@ func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
 		if f != nil {
 			f.Flush()
 		}
+	}
+}
+
+// requestID sets the request id header of the API: Anthropic's
+// request-id, OpenAI's x-request-id.
+func requestID(h http.Header, api wire.API, turn int) {
+	if api == wire.AnthropicMessages {
+		h.Set("request-id", "req_tracecheck_"+pad(turn))
+	} else {
+		h.Set("x-request-id", "req_tracecheck_"+pad(turn))
 	}
 }
 

@@ -27,12 +27,14 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
 	"github.com/tracecheck/tracecheck/journal"
@@ -502,7 +504,37 @@ func decodeTurns(v jsonv.Value) []fakemodel.Turn {
 			}
 			turn.ToolCalls = append(turn.ToolCalls, call)
 		}
+		if f, ok := t.Get("fault"); ok {
+			turn.Fault = decodeFault(f)
+		}
 		out = append(out, turn)
+	}
+	return out
+}
+
+// decodeFault reads a turn's schema-valid fault: the schema allows each
+// kind only its own members and "for" only durations that parse.
+func decodeFault(f jsonv.Value) *fakemodel.Fault {
+	out := &fakemodel.Fault{
+		Kind:        str(f, "kind", ""),
+		AfterChunks: int(integer(f, "after_chunks", 0)),
+		Status:      int(integer(f, "status", 0)),
+		Message:     str(f, "message", ""),
+	}
+	if ra, ok := f.Get("retry_after"); ok {
+		secs, _ := ra.Float64()
+		d := time.Duration(math.Round(secs * float64(time.Second)))
+		out.RetryAfter = &d
+	}
+	if sr, ok := f.Get("should_retry"); ok {
+		b := sr.IsTrue()
+		out.ShouldRetry = &b
+	}
+	if d, err := time.ParseDuration(str(f, "for", "")); err == nil {
+		out.For = d
+	}
+	if bh, ok := f.Get("before_headers"); ok {
+		out.BeforeHeaders = bh.IsTrue()
 	}
 	return out
 }
