@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -417,5 +418,242 @@ func TestResponsesAPIOverHTTP(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, requests); diff != "" {
 		t.Errorf("the trace's model requests (-want +got):\n%s", diff)
+	}
+}
+
+// sdkAttempt is one HTTP attempt an SDK made, as drive.mjs's fetch saw it.
+type sdkAttempt struct {
+	Status       int    `json:"status"`
+	RetryAfter   string `json:"retry_after"`
+	RetryAfterMS string `json:"retry_after_ms"`
+	Error        *struct {
+		Class   string `json:"class"`
+		Message string `json:"message"`
+		Cause   string `json:"cause"`
+	} `json:"error"`
+}
+
+// sdkFailure is the error an SDK raised, with its chain of causes.
+type sdkFailure struct {
+	Status  int    `json:"status"`
+	Class   string `json:"class"`
+	Message string `json:"message"`
+	Cause   string `json:"cause"`
+}
+
+type sdkFaultOutput struct {
+	Turns    []sdkTurn    `json:"turns"`
+	Error    *sdkFailure  `json:"error"`
+	Attempts []sdkAttempt `json:"attempts"`
+}
+
+// faultRun is what driveFault observed.
+type faultRun struct {
+	out      sdkFaultOutput
+	srv      *modelserver.Server
+	trace    *signalTrace
+	shutdown error         // the server's Shutdown
+	took     time.Duration // how long Shutdown took
+}
+
+// driveFault serves turnsJSON and runs drive.mjs's fault mode against it
+// with cfg (stream, max_retries, timeout_ms). during, when set, runs while
+// the SDK runs (it may shut the server down); the server is shut down when
+// the SDK is done, at the latest, with a 10 s grace, and how long that took
+// is recorded.
+func driveFault(t *testing.T, dir, sdk, turnsJSON string, cfg map[string]any, during func(*faultServed, *signalTrace)) faultRun {
+	t.Helper()
+	srv, served, trace := faultServer(t, turnsJSON)
+	cfg["prompt"] = "Answer, whatever happens."
+	in, _ := json.Marshal(cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "drive.mjs"), sdk, "fault", served.URL)
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := faultRun{srv: srv, trace: trace}
+	if during != nil {
+		during(served, trace)
+	}
+	err := cmd.Wait()
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	start := time.Now()
+	run.shutdown = served.Shutdown(sctx)
+	run.took = time.Since(start)
+	if err != nil {
+		t.Fatalf("node drive.mjs %s fault: %v\n%s", sdk, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &run.out); err != nil {
+		t.Fatalf("drive.mjs printed %q: %v\n%s", stdout.Bytes(), err, stderr.String())
+	}
+	t.Logf("%s: %s", sdk, bytes.TrimSpace(stdout.Bytes()))
+	return run
+}
+
+// errorPayloads lists the payloads of a trace's error events.
+func errorPayloads(t *testing.T, trace []byte) []string {
+	t.Helper()
+	j, err := journal.Read(bytes.NewReader(trace), "trace")
+	if err != nil {
+		t.Fatalf("the trace is not a valid journal: %v\n%s", err, trace)
+	}
+	var out []string
+	for _, e := range j.Events() {
+		if e.Type == "error" {
+			out = append(out, string(e.Payload.AppendJSON(nil)))
+		}
+	}
+	return out
+}
+
+// TestOfficialSDKsMeetScriptedFaults drives each official SDK into each
+// kind of scripted fault and checks what it really does: a 429 or an
+// overload status with retry_after is retried by the SDK itself (its
+// fetch sees the fault, then the next turn's answer, which it returns); a
+// disconnect mid-stream or mid-body is an error, never an answer, and is
+// not retried; a malformed event or body is a JSON parse error; a stall
+// before the headers ends in the SDK's timeout error (or, with a retry
+// left, in the next turn's answer), and the server's Shutdown does not
+// wait for the stall; a stall after the headers, which the SDKs' timeout
+// does not cover, ends when the server shuts down.
+func TestOfficialSDKsMeetScriptedFaults(t *testing.T) {
+	dir := sdkClients(t)
+	overload := map[string]int{"openai": 503, "openai-responses": 500, "anthropic": 529}
+	for _, sdk := range []string{"openai", "openai-responses", "anthropic"} {
+		t.Run(sdk, func(t *testing.T) {
+			t.Parallel()
+			for _, tc := range []struct {
+				name   string
+				status int
+				stream bool
+			}{{"429", 429, false}, {"429-stream", 429, true}, {"overloaded", overload[sdk], true}} {
+				t.Run("retry-after/"+tc.name, func(t *testing.T) {
+					t.Parallel()
+					run := driveFault(t, dir, sdk, fmt.Sprintf(`[{"content":"x","fault":{"kind":"status","status":%d,"retry_after":0.2}},{"content":"Answered after the retry.","stop":true}]`, tc.status),
+						map[string]any{"stream": tc.stream}, nil)
+					if run.out.Error != nil || len(run.out.Turns) != 1 || run.out.Turns[0].Text != "Answered after the retry." {
+						t.Fatalf("the SDK got %+v, error %+v: want the next turn's answer after its own retry", run.out.Turns, run.out.Error)
+					}
+					if a := run.out.Attempts; len(a) != 2 || a[0].Status != tc.status || a[0].RetryAfter != "1" || a[0].RetryAfterMS != "200" || a[1].Status != 200 {
+						t.Errorf("the SDK's attempts %+v: want %d with retry-after 1 and retry-after-ms 200, then 200", a, tc.status)
+					}
+					events := modelEvents(t, run.trace.Bytes())
+					var types []string
+					for _, e := range events {
+						typ, _, _ := strings.Cut(e, " ")
+						types = append(types, typ)
+					}
+					wantTypes := []string{"model.request", "model.request", "model.response"}
+					if diff := cmp.Diff(wantTypes, types); diff != "" {
+						t.Errorf("the trace's model events (-want +got):\n%s", diff)
+					}
+					if want := []string{fmt.Sprintf(`{"turn":1,"kind":"fault","fault":"status","status":%d,"retry_after":0.2}`, tc.status)}; !cmp.Equal(want, errorPayloads(t, run.trace.Bytes())) {
+						t.Errorf("the trace's error events %q, want %q", errorPayloads(t, run.trace.Bytes()), want)
+					}
+					rep := run.srv.Report()
+					res := modelserver.RunResult{Report: rep}
+					if rep.Faults != 1 || rep.Used != 2 || len(rep.Rejected) != 0 || len(res.Problems()) != 0 {
+						t.Errorf("report %+v, problems %q: want one fault, both turns used, no problem", rep, res.Problems())
+					}
+				})
+			}
+			for _, stream := range []bool{true, false} {
+				t.Run(fmt.Sprintf("disconnect/stream=%t", stream), func(t *testing.T) {
+					t.Parallel()
+					run := driveFault(t, dir, sdk, `[{"chunks":["Half ","an ","answer ","is ","no ","answer."],"fault":{"kind":"disconnect","after_chunks":3}}]`,
+						map[string]any{"stream": stream}, nil)
+					if run.out.Error == nil || len(run.out.Turns) != 0 {
+						t.Fatalf("the SDK got %+v, error %+v: want an error, not an answer", run.out.Turns, run.out.Error)
+					}
+					if len(run.out.Attempts) != 1 {
+						t.Errorf("the SDK made %d attempts, want 1 (an answer cut after its headers is not retried)", len(run.out.Attempts))
+					}
+					// fetch's TypeError "terminated" (undici's SocketError "other
+					// side closed" its cause), as it is or wrapped by the stream
+					// helpers: the SDKs do not make it an APIConnectionError.
+					if e := run.out.Error; !strings.Contains(e.Message, "terminated") || !strings.Contains(e.Cause, "other side closed") {
+						t.Errorf("the SDK raised %+v: want fetch's terminated, the socket closed", *e)
+					}
+				})
+				t.Run(fmt.Sprintf("malformed/stream=%t", stream), func(t *testing.T) {
+					t.Parallel()
+					run := driveFault(t, dir, sdk, `[{"chunks":["Well ","formed, ","then not."],"fault":{"kind":"malformed","after_chunks":1}}]`,
+						map[string]any{"stream": stream}, nil)
+					if run.out.Error == nil || len(run.out.Turns) != 0 {
+						t.Fatalf("the SDK got %+v, error %+v: want a parse error", run.out.Turns, run.out.Error)
+					}
+					// Raised as it is, or (the stream helpers) wrapped in the SDK's
+					// OpenAIError / AnthropicError with the SyntaxError as its cause.
+					if e := run.out.Error; (e.Class != "SyntaxError" && !strings.HasPrefix(e.Cause, "SyntaxError:")) || !strings.Contains(e.Message, "JSON") {
+						t.Errorf("the SDK raised %+v: want JSON.parse's SyntaxError", *e)
+					}
+				})
+			}
+			t.Run("stall-before-headers/timeout", func(t *testing.T) {
+				t.Parallel()
+				run := driveFault(t, dir, sdk, `[{"content":"x","fault":{"kind":"stall","for":"2s","before_headers":true}}]`,
+					map[string]any{"stream": true, "timeout_ms": 300, "max_retries": 0}, nil)
+				if e := run.out.Error; e == nil || e.Class != "APIConnectionTimeoutError" {
+					t.Fatalf("the SDK raised %+v: want its APIConnectionTimeoutError", e)
+				}
+				if run.shutdown != nil {
+					t.Errorf("Shutdown after the SDK timed out: %v (took %s)", run.shutdown, run.took)
+				}
+			})
+			t.Run("stall-before-headers/retried", func(t *testing.T) {
+				t.Parallel()
+				run := driveFault(t, dir, sdk, `[{"content":"x","fault":{"kind":"stall","for":"1h","before_headers":true}},{"content":"Answered after the timeout.","stop":true}]`,
+					map[string]any{"stream": false, "timeout_ms": 500, "max_retries": 1}, nil)
+				if run.out.Error != nil || len(run.out.Turns) != 1 || run.out.Turns[0].Text != "Answered after the timeout." {
+					t.Fatalf("the SDK got %+v, error %+v: want the next turn after its timeout and retry", run.out.Turns, run.out.Error)
+				}
+				if a := run.out.Attempts; len(a) != 2 || a[0].Error == nil || a[1].Status != 200 {
+					t.Errorf("the SDK's attempts %+v: want one aborted by the timeout, then 200", a)
+				}
+				if run.shutdown != nil {
+					t.Errorf("Shutdown with a 1h stall whose client timed out: %v (took %s)", run.shutdown, run.took)
+				}
+			})
+			t.Run("stall-after-headers/outlasts-the-timeout", func(t *testing.T) {
+				t.Parallel()
+				// The SDKs' timeout runs until the response headers: a stream
+				// that stalls after them is waited for until the stall ends
+				// and the connection closes unanswered.
+				run := driveFault(t, dir, sdk, `[{"chunks":["Stalled ","here."],"fault":{"kind":"stall","for":"2s","after_chunks":1}}]`,
+					map[string]any{"stream": true, "timeout_ms": 500, "max_retries": 0}, nil)
+				if e := run.out.Error; e == nil || e.Class == "APIConnectionTimeoutError" || !strings.Contains(e.Message, "terminated") {
+					t.Fatalf("the SDK raised %+v: want fetch's terminated when the stall ends, not its timeout", e)
+				}
+				if a := run.out.Attempts; len(a) != 1 || a[0].Status != 200 {
+					t.Errorf("the SDK's attempts %+v: want one, its headers 200", a)
+				}
+			})
+			t.Run("stall-after-headers/shutdown", func(t *testing.T) {
+				t.Parallel()
+				var shutdown error
+				run := driveFault(t, dir, sdk, `[{"chunks":["Stalled ","here."],"fault":{"kind":"stall","for":"1h","after_chunks":1}}]`,
+					map[string]any{"stream": true, "max_retries": 0}, func(s *faultServed, trace *signalTrace) {
+						trace.waitFault(t)
+						ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+						defer cancel()
+						shutdown = s.Shutdown(ctx)
+					})
+				if shutdown != nil {
+					t.Fatalf("Shutdown during a 1h stall: %v, want it to end the stall", shutdown)
+				}
+				// Not a clean end: an answer written while net/http shuts down
+				// would say Connection: close, and fetch would take the close
+				// for the end of the stream ("missing finish_reason", "stream
+				// ended without producing a Message").
+				if e := run.out.Error; e == nil || len(run.out.Turns) != 0 || !strings.Contains(e.Message, "terminated") {
+					t.Fatalf("the SDK got %+v, error %+v: want fetch's terminated", run.out.Turns, run.out.Error)
+				}
+			})
+		})
 	}
 }

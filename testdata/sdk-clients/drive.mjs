@@ -6,10 +6,11 @@
 //   node drive.mjs SDK MODE BASE_URL < config.json
 //
 // SDK is openai (Chat Completions), openai-responses (the Responses API,
-// client.responses.create) or anthropic; MODE is whole, stream or orphan;
-// BASE_URL the server's URL (the OpenAI client gets BASE_URL/v1). config.json is
-// {"prompt": "...", "tools": [{"name", "description", "parameters"}],
-//  "max_turns": N}.
+// client.responses.create) or anthropic; MODE is whole, stream, orphan or
+// fault; BASE_URL the server's URL (the OpenAI client gets BASE_URL/v1).
+// config.json is {"prompt": "...", "tools": [{"name", "description",
+// "parameters"}], "max_turns": N}, and for fault {"stream": bool,
+// "max_retries": N, "timeout_ms": N} too.
 //
 // whole and stream run the agent loop: send the history, record the answer
 // (text, the text deltas a stream delivered, tool calls with their
@@ -17,6 +18,14 @@
 // arrived), answer every tool call with {"ok": true, "call": ID}, and go on
 // until an answer has no tool call. orphan sends a history whose assistant
 // tool call has no tool result and prints the error the SDK raised.
+//
+// fault sends one request (streamed when config.stream) with the SDK's own
+// retries (max_retries, the SDK's default when absent) and timeout
+// (timeout_ms), through a fetch that records every attempt the SDK makes
+// (its status and retry headers, or the error fetch raised; a HEAD / first
+// warms fetch up and is not recorded), and prints
+// {"turns": [the answer] or [], "error": the error the SDK raised or null,
+//  "attempts": [...]}: what the SDK did with a scripted fault.
 //
 // openai-responses sends the conversation as input items each time (the
 // previous answer's output items, then a function_call_output per call, as
@@ -235,9 +244,66 @@ async function orphan() {
   }
 }
 
+// recordingFetch is fetch, each call recorded in attempts.
+function recordingFetch(attempts) {
+  return async (url, init) => {
+    const a = { status: null, retry_after: null, retry_after_ms: null, error: null };
+    attempts.push(a);
+    try {
+      const r = await fetch(url, init);
+      a.status = r.status;
+      a.retry_after = r.headers.get('retry-after');
+      a.retry_after_ms = r.headers.get('retry-after-ms');
+      return r;
+    } catch (e) {
+      a.error = describeError(e);
+      throw e;
+    }
+  };
+}
+
+// describeError is an error as the Go test reads it: the class, status and
+// message, and the chain of causes ("TypeError: terminated <- SocketError:
+// other side closed").
+function describeError(e) {
+  const causes = [];
+  for (let c = e?.cause; c && causes.length < 4; c = c.cause) causes.push(`${c.constructor?.name ?? typeof c}: ${c.message ?? c}${c.code ? ` (${c.code})` : ''}`);
+  return { status: e?.status ?? null, class: e?.constructor?.name ?? typeof e, message: String(e?.message ?? e), cause: causes.join(' <- ') };
+}
+
+async function fault() {
+  const attempts = [];
+  const opts = { apiKey: 'dummy', fetch: recordingFetch(attempts) };
+  if (config.max_retries !== undefined) opts.maxRetries = config.max_retries;
+  if (config.timeout_ms !== undefined) opts.timeout = config.timeout_ms;
+  const stream = !!config.stream;
+  const turns = [];
+  let error = null;
+  // Warm fetch up first (Node loads undici on the first call, which can take
+  // longer than a short timeout), so the SDK's timeout times the server.
+  await fetch(baseURL + '/', { method: 'HEAD' });
+  try {
+    if (sdk === 'openai') {
+      const client = new OpenAI({ ...opts, baseURL: baseURL + '/v1' });
+      turns.push((await openaiTurn(client, [{ role: 'user', content: config.prompt }], undefined, stream)).out);
+    } else if (sdk === 'openai-responses') {
+      const client = new OpenAI({ ...opts, baseURL: baseURL + '/v1' });
+      turns.push((await responsesTurn(client, [{ role: 'user', content: config.prompt }], undefined, stream)).out);
+    } else {
+      const client = new Anthropic({ ...opts, baseURL });
+      turns.push((await anthropicTurn(client, [{ role: 'user', content: config.prompt }], undefined, stream)).out);
+    }
+  } catch (e) {
+    error = describeError(e);
+  }
+  return { turns, error, attempts };
+}
+
 let result;
 if (mode === 'orphan') {
   result = await orphan();
+} else if (mode === 'fault') {
+  result = await fault();
 } else if (sdk === 'openai') {
   result = { turns: await runOpenAI(mode === 'stream') };
 } else if (sdk === 'openai-responses') {
