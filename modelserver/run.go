@@ -172,6 +172,9 @@ type RunResult struct {
 	Report   Report
 	// Trace is the trace the server wrote (RunScenario only).
 	Trace []byte
+	// OutputHeld: after the agent exited, something it left outside its
+	// process group kept its output open (procgroup.ErrOutputHeld).
+	OutputHeld bool
 }
 
 // Problems lists what makes the run fail, in this order: the agent's
@@ -224,12 +227,36 @@ func Run(ctx context.Context, ep Endpoint, cmd Command) (*RunResult, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	c := exec.CommandContext(ctx, cmd.Args[0], cmd.Args[1:]...)
+	c := exec.Command(cmd.Args[0], cmd.Args[1:]...)
 	c.Dir, c.Env = cmd.Dir, AgentEnv(env, srv.URL)
-	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
-	c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
-	c.WaitDelay = ShutdownGrace
-	runErr := c.Run()
+	c.Stdin = cmd.Stdin
+	c.WaitDelay = ShutdownGrace // bounds only the copy of Stdin
+	// The agent runs in a process group of its own (procgroup.Run): its
+	// exit is what counts, even while a child of its holds its output,
+	// and what it leaves running is killed with the group. ctx's end is
+	// passed on as SIGINT to the group, then the whole tree is killed
+	// after ShutdownGrace.
+	runCtx, stopRun := context.WithCancel(context.Background())
+	defer stopRun()
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			procgroup.Interrupt(c)
+			select {
+			case <-time.After(ShutdownGrace):
+				stopRun()
+			case <-finished:
+			}
+		case <-finished:
+		}
+	}()
+	runErr := procgroup.Run(runCtx, c, procgroup.Output{Stdout: cmd.Stdout, Stderr: cmd.Stderr})
+	close(finished)
+	var held error
+	if errors.Is(runErr, procgroup.ErrOutputHeld) {
+		held, runErr = procgroup.ErrOutputHeld, unjoinHeld(runErr)
+	}
 
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 	defer cancel()
@@ -245,10 +272,26 @@ func Run(ctx context.Context, ep Endpoint, cmd Command) (*RunResult, error) {
 	default:
 		return nil, fmt.Errorf("running the agent: %w", runErr)
 	}
+	res.OutputHeld = held != nil
 	if serr != nil {
 		return res, fmt.Errorf("stopping the model server: %w", serr)
 	}
 	return res, nil
+}
+
+// unjoinHeld is err without procgroup.ErrOutputHeld: Wait's own error
+// (nil for an agent that exited 0).
+func unjoinHeld(err error) error {
+	var j interface{ Unwrap() []error }
+	if !errors.As(err, &j) {
+		return nil
+	}
+	for _, e := range j.Unwrap() {
+		if !errors.Is(e, procgroup.ErrOutputHeld) {
+			return e
+		}
+	}
+	return nil
 }
 
 // RunScenario runs cmd against the script of sc (ScriptOf) with opt and

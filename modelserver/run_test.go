@@ -171,3 +171,21 @@ func TestDocsExampleIsTheTestedAgent(t *testing.T) {
 		t.Errorf("the python block of docs/model-server.md is not %s", exampleAgent)
 	}
 }
+
+// TestRunOwnsTheAgentsProcesses: an agent that exits 0 while a background
+// child of its still holds its standard output is reported as exited 0 at
+// once; the child is killed with the agent's process group (it would hold
+// the output for 30 s), so nothing is left holding it.
+func TestRunOwnsTheAgentsProcesses(t *testing.T) {
+	var out bytes.Buffer
+	ep := modelserver.New(script(0), modelserver.Options{})
+	res, err := modelserver.Run(context.Background(), ep, modelserver.Command{
+		Args: []string{"sh", "-c", "sleep 30 & echo started"}, Stdout: &out, Stderr: &out,
+	})
+	if err != nil || res.ExitCode != 0 || res.OutputHeld {
+		t.Fatalf("Run = %+v, %v; want exit 0, no error, nothing holding the output", res, err)
+	}
+	if out.String() != "started\n" {
+		t.Errorf("output %q", out.String())
+	}
+}

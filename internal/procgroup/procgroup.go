@@ -41,3 +41,11 @@ func Exit(err error) (code int, signal string, ok bool) {
 	}
 	return exitErr.ExitCode(), signal, true
 }
+
+// Interrupt sends SIGINT to cmd's process group (os.Interrupt to cmd where
+// there are no groups). A command not started is left alone.
+func Interrupt(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		interrupt(cmd)
+	}
+}

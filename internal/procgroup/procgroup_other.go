@@ -2,8 +2,13 @@
 
 package procgroup
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 func set(cmd *exec.Cmd) {}
 
 func kill(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
+
+func interrupt(cmd *exec.Cmd) { _ = cmd.Process.Signal(os.Interrupt) }
