@@ -9,12 +9,15 @@ import (
 // Invocation is how verify was run, flags as the user typed them, so that
 // NextStep can repeat them.
 type Invocation struct {
-	Program     string // "tracecheck"
-	ScenarioDir string // the --scenario-dir value; "" when not given
-	GoldenDir   string // the --golden-dir value; "" when not given
-	Cases       string // the --cases value; "" when not given
-	NoScenarios bool   // --no-scenarios was given
-	IDs         []string
+	Program     string   `json:"program"`                // "tracecheck"
+	ScenarioDir string   `json:"scenario_dir,omitempty"` // the --scenario-dir value; "" when not given
+	GoldenDir   string   `json:"golden_dir,omitempty"`   // the --golden-dir value; "" when not given
+	Cases       string   `json:"cases,omitempty"`        // the --cases value; "" when not given
+	NoScenarios bool     `json:"no_scenarios,omitempty"` // --no-scenarios was given
+	IDs         []string `json:"ids,omitempty"`
+	// Part: the run was one shard of a run (--shard), so an update it
+	// suggests names the ids it is about rather than running every one.
+	Part bool `json:"-"`
 }
 
 // goldenDir is the directory review must be told: --golden-dir, else the
@@ -76,7 +79,7 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 		args = append(args, "verify")
 		args = appendDirs(args, inv)
 		args = append(args, "--update=always")
-		if len(inv.IDs) > 0 || unref || other {
+		if len(inv.IDs) > 0 || unref || other || inv.Part {
 			args = append(args, fixable...)
 		}
 		does = "if the change is intended (it writes the actual traces as the goldens)"

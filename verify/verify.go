@@ -33,7 +33,6 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/golden"
@@ -154,6 +153,10 @@ type Options struct {
 	// Notes receives what Run says as it acts, before it acts (the goldens
 	// it is about to delete); nil discards it.
 	Notes io.Writer
+	// Shard, when not "", is the shard ("2/3") the subjects are: a part
+	// of the run, so the unreferenced check cannot run (tracecheck merge
+	// runs it on every shard's result; see Merge).
+	Shard string
 }
 
 // Report is what Run found and did.
@@ -215,8 +218,17 @@ func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
 		}
 		rep.Results = append(rep.Results, r)
 	}
+	rep.settle(opts, invalid, func() []Result { return unreferenced(store, nil, referenced(subjects), opts) })
+	return rep
+}
 
+// settle checks for unreferenced goldens when it may (obsolete lists
+// them, and deletes them as opts says) and decides which results fail the
+// run.
+func (rep *Report) settle(opts Options, invalid int, obsolete func() []Result) {
 	switch {
+	case opts.Shard != "":
+		rep.Unreferenced.Skipped = "this run is shard " + opts.Shard + ", which sees only its own part of the scenarios and cases: tracecheck merge decides, across every shard's --result"
 	case opts.Filtered:
 		rep.Unreferenced.Skipped = "ids were named: it needs a full run"
 	case opts.MixedOrigins != "":
@@ -225,7 +237,7 @@ func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
 		rep.Unreferenced.Skipped = fmt.Sprintf("%d INVALID: a golden of theirs would look unreferenced", invalid)
 	default:
 		rep.Unreferenced.Checked = true
-		rep.Results = append(rep.Results, unreferenced(store, subjects, opts)...)
+		rep.Results = append(rep.Results, obsolete()...)
 	}
 
 	rep.OK = true
@@ -241,7 +253,15 @@ func Run(subjects []Subject, store *golden.Store, opts Options) *Report {
 			rep.OK = false
 		}
 	}
-	return rep
+}
+
+// referenced is the set of golden names the subjects render.
+func referenced(subjects []Subject) map[string]bool {
+	out := make(map[string]bool, len(subjects))
+	for i := range subjects {
+		out[subjects[i].golden()] = true
+	}
+	return out
 }
 
 // check renders, compares and writes one subject.
@@ -368,15 +388,19 @@ func keepDiffPage(res *Result, opts Options, expected, actual []byte) {
 }
 
 // unreferenced reports (or deletes) the goldens of store that no subject
-// renders. Deletion is announced on opts.Notes before it happens.
-func unreferenced(store *golden.Store, subjects []Subject, opts Options) []Result {
-	ids, err := store.IDs()
-	if err != nil {
-		return []Result{{Status: StatusObsolete, File: store.String(), Problems: []string{"listing the goldens: " + err.Error()}}}
+// renders: the names of onDisk (nil: the goldens store lists) that are not
+// in referenced. Deletion is announced on opts.Notes before it happens.
+func unreferenced(store *golden.Store, onDisk []string, referenced map[string]bool, opts Options) []Result {
+	ids := onDisk
+	if ids == nil {
+		var err error
+		if ids, err = store.IDs(); err != nil {
+			return []Result{{Status: StatusObsolete, File: store.String(), Problems: []string{"listing the goldens: " + err.Error()}}}
+		}
 	}
 	var out []Result
 	for _, id := range ids {
-		if slices.ContainsFunc(subjects, func(s Subject) bool { return s.golden() == id }) {
+		if referenced[id] {
 			continue
 		}
 		out = append(out, Result{Status: StatusObsolete, File: store.Path(id), ID: id})
