@@ -317,20 +317,22 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 	p := proc{timeout: timeout}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	if len(stdin) > 0 {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	out := &limitBuffer{max: MaxTraceBytes}
 	errTail := &tailBuffer{max: stderrKeep}
-	cmd.Stdout, cmd.Stderr = out, errTail
-	// A timeout kills the command's whole process group: what it started
-	// goes with it.
-	procgroup.Set(cmd)
-	cmd.Cancel = func() error { procgroup.Kill(cmd); return nil }
-	cmd.WaitDelay = WaitDelay
-	err := cmd.Run()
+	// The command runs in a process group of its own (procgroup.Run): its
+	// exit is what counts even while a child holds its output, what it
+	// leaves in the group is killed, and a timeout kills its whole tree.
+	cmd.WaitDelay = WaitDelay // bounds only the copy of stdin
+	err := procgroup.Run(tctx, cmd, procgroup.Output{Stdout: out, Stderr: errTail, Drain: WaitDelay})
+	if errors.Is(err, procgroup.ErrOutputHeld) {
+		p.waitErr = procgroup.ErrOutputHeld
+		err = exitOf(err)
+	}
 	p.stdout, p.stdoutCut, p.stderr = out.buf.Bytes(), out.cut, errTail.tail(StderrLines)
 	p.timedOut = errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	p.stopped = ctx.Err() != nil
@@ -344,6 +346,16 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 		p.waitErr = err
 	}
 	return p
+}
+
+// exitOf is the command's own error in a procgroup.Run error joined with
+// ErrOutputHeld (nil when it exited 0).
+func exitOf(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	return nil
 }
 
 // problems says what went wrong with the command itself.
