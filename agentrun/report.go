@@ -78,8 +78,8 @@ type InterruptedCall struct {
 	Answer  string `json:"answer,omitempty"`
 }
 
-// NeedsReport reports whether a run of sc gets a Report: it has resumes
-// or a kill.
+// NeedsReport reports whether a run of sc gets a Report: it has resumes,
+// a kill, or a scripted fault.
 func NeedsReport(sc *scenarios.Scenario) bool {
 	steps := stepsOf(sc)
 	if len(steps) > 1 {
@@ -88,6 +88,11 @@ func NeedsReport(sc *scenarios.Scenario) bool {
 	for _, st := range steps {
 		if st.Kill != nil {
 			return true
+		}
+		for _, t := range st.Turns {
+			if t.Fault != nil {
+				return true
+			}
 		}
 	}
 	return false
