@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +113,49 @@ func writeJSON(tb testing.TB, path string, v any) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// TestKillReportAgreesWithLint: killing pi during its tool and resuming
+// gives a report whose last step's log codes are what `tracecheck lint`
+// says of the session log the run left, and whose resume step says how pi
+// answered the open call.
+func TestKillReportAgreesWithLint(t *testing.T) {
+	bin := testenv.RealAgents(t)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runCmd(t, "", "agent", "run", "pi", "--scenario", filepath.Join(agentScenarioDir, "kill-during-tool.json"),
+		"--bin", filepath.Join(bin, "pi"), "--out", out, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var rep struct {
+		Steps []struct {
+			Kind        string   `json:"kind"`
+			LogCodes    []string `json:"log_codes"`
+			Outcome     string   `json:"outcome"`
+			Interrupted *struct {
+				CallID  string `json:"call_id"`
+				Carried string `json:"carried"`
+				Answer  string `json:"answer"`
+			} `json:"interrupted_call"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(mustRead(t, filepath.Join(out, "report.json"))), &rep); err != nil || len(rep.Steps) != 2 {
+		t.Fatalf("report.json: %v, %d steps", err, len(rep.Steps))
+	}
+	last := rep.Steps[1]
+	if last.Kind != "resume" || last.Interrupted == nil || last.Interrupted.CallID != "call_slow_1" || last.Interrupted.Carried != "answered" || last.Interrupted.Answer == "" {
+		t.Errorf("the resume step does not say how pi answered the open call: %+v", last)
+	}
+	_, lintOut, _ := runCmd(t, "", "lint", filepath.Join(out, "native.jsonl"))
+	var codes []string
+	for _, m := range regexp.MustCompile(`:\d+: ([A-Z_]+) `).FindAllStringSubmatch(lintOut, -1) {
+		if !slices.Contains(codes, m[1]) {
+			codes = append(codes, m[1])
+		}
+	}
+	slices.Sort(codes)
+	if !slices.Equal(codes, last.LogCodes) {
+		t.Errorf("report log codes %v, lint says %v:\n%s", last.LogCodes, codes, lintOut)
 	}
 }
