@@ -148,8 +148,9 @@ func runNormalize(e *env, args []string) int {
 			"date-times become [TIMESTAMP]; every duration_ms becomes [DURATION]; a UUID inside a\n"+
 			"longer string becomes [UUID]; data that would read as a placeholder is escaped with\n"+
 			"a leading backslash. Everything else is kept. Edit the result to loosen it further.\n\n"+
-			"The file must be a valid trace. With -o the output is written atomically, and only\n"+
-			"when the trace is valid. Exit 0 ok, 1 invalid trace, 2 usage error.")
+			"The file must be a valid trace. With -o the output replaces OUT atomically (a\n"+
+			"device or FIFO such as /dev/null or /dev/stdout is written into, a directory is\n"+
+			"refused), and only when the trace is valid. Exit 0 ok, 1 invalid trace, 2 usage error.")
 	out := fs.StringP("output", "o", "", "write to `OUT` (atomically) instead of standard output")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -168,7 +169,7 @@ func runNormalize(e *env, args []string) int {
 	if *out == "" {
 		problems, err = tracediff.Normalize(tracediff.Input{Name: name, R: r}, e.stdout)
 	} else {
-		err = atomicfile.WriteFunc(*out, 0o644, func(w io.Writer) error {
+		err = atomicfile.WriteOutput(*out, 0o644, func(w io.Writer) error {
 			var nerr error
 			if problems, nerr = tracediff.Normalize(tracediff.Input{Name: name, R: r}, w); nerr == nil && len(problems) > 0 {
 				nerr = errInvalidTrace

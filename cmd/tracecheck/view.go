@@ -131,7 +131,7 @@ func runView(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "%s view: %s\n", programName, summary)
 		return status
 	}
-	if err := atomicfile.WriteFunc(*out, 0o644, write); err != nil {
+	if err := atomicfile.WriteOutput(*out, 0o644, write); err != nil {
 		fmt.Fprintf(e.stderr, "%s view: writing %s: %v\n", programName, textsafe.Quote(*out), err)
 		return exitFailed
 	}

@@ -3,6 +3,9 @@
 // mode and renamed over the target; the directory is then synced so the
 // rename itself is durable. A reader sees the old file or the new one,
 // never a partial write, and a failed write leaves no temporary file.
+// WriteOutput, for a path the user named as an output, replaces only a
+// regular file: a device or a FIFO (/dev/null, /dev/stdout) is written
+// into, and a directory or a socket is refused.
 //
 // A writer killed mid-write cannot remove its temporary file. Temporary
 // names carry the writer's process id (.<name>.tmp-<pid>-<random>), so
@@ -12,6 +15,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
 // Write replaces path with data, atomically, and gives it mode perm.
@@ -35,11 +41,127 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // WriteFunc replaces path with what fill writes, atomically, and gives it
 // mode perm. fill writes to a buffered writer, flushed before the sync; an
 // error from fill abandons the write and is returned as is.
+//
+// It is for a file the program owns (a store's checkpoint, a golden, an
+// artifact): whatever entry sits under path, a link, a FIFO or a device
+// included, is replaced by the new file, and a link is never followed. A
+// path the user named as an output goes through WriteOutput instead.
 func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
+	return replace(path, path, perm, fill)
+}
+
+// WriteOutput writes what fill writes to path, a file the user named as
+// an output (-o OUT), as WriteFunc does when path is a regular file or
+// missing: replaced or created atomically, with mode perm. Nothing else
+// is ever replaced. A symbolic link stays: the regular file it names is
+// replaced (a link to nothing is refused, as cp refuses it). A character
+// device or a FIFO (/dev/null, a terminal, a pipe, /dev/stdout onto
+// either) is written into, as cp would: opened write-only, never created,
+// truncated or chmod-ed, and given what fill wrote once fill has returned
+// without an error (so a failed fill writes nothing there either; until
+// then it is held in memory). A FIFO's open waits for its reader, as cp's
+// does. A directory, a socket or a block device is refused with an error
+// naming path.
+func WriteOutput(path string, perm fs.FileMode, fill func(io.Writer) error) error {
+	target, into, err := destination(path)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
+	}
+	if into {
+		return writeInto(path, fill)
+	}
+	return replace(path, target, perm, fill)
+}
+
+// destination says how WriteOutput writes path: replaced atomically at
+// target (path itself, or the regular file a symbolic link path resolves
+// to), or written into (into: a device, a FIFO, or a regular file behind a
+// link the file system cannot spell out, as /proc/self/fd/1 onto a deleted
+// file).
+func destination(path string) (target string, into bool, err error) {
+	link, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("write %s: %w", textsafe.Quote(path), err)
+	}
+	info := link
+	isLink := link.Mode()&fs.ModeSymlink != 0
+	if isLink {
+		if info, err = os.Stat(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", false, refuse(path, "is a symbolic link to a missing file: it is not written through")
+			}
+			return "", false, fmt.Errorf("write %s: %w", textsafe.Quote(path), err)
+		}
+	}
+	m := info.Mode()
+	switch {
+	case m.IsRegular() && !isLink:
+		return path, false, nil
+	case m.IsRegular():
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			if ri, err := os.Stat(real); err == nil && os.SameFile(info, ri) {
+				return real, false, nil
+			}
+		}
+		return path, true, nil
+	case m&fs.ModeCharDevice != 0, m&fs.ModeNamedPipe != 0:
+		return path, true, nil
+	case m.IsDir():
+		return "", false, refuse(path, "is a directory")
+	case m&fs.ModeSocket != 0:
+		return "", false, refuse(path, "is a socket")
+	case m&fs.ModeDevice != 0:
+		return "", false, refuse(path, "is a block device")
+	default:
+		return "", false, refuse(path, "is not a regular file, a character device or a FIFO")
+	}
+}
+
+// refuse is the error of a path WriteOutput neither replaces nor writes.
+func refuse(path, what string) error {
+	return fmt.Errorf("write %s: it %s: only a regular file is replaced (or a missing one created), only a character device or a FIFO written into", textsafe.Quote(path), what)
+}
+
+// writeInto writes what fill writes into path, which exists and is not
+// replaced: opened write-only without O_CREATE (a regular file behind a
+// link is truncated first, a device or a FIFO is not), once fill is done.
+func writeInto(path string, fill func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := fill(&buf); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", textsafe.Quote(path), err)
+	}
+	info, err := f.Stat()
+	if err == nil && info.Mode().IsRegular() {
+		err = f.Truncate(0)
+	} else if err == nil && info.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) == 0 {
+		err = fmt.Errorf("it became a %v while it was opened", info.Mode().Type())
+	}
+	if err == nil {
+		_, err = f.Write(buf.Bytes())
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", textsafe.Quote(path), err)
+	}
+	return nil
+}
+
+// replace writes what fill writes to a temporary file beside target and
+// renames it over target; errors name path, the name the caller gave.
+func replace(path, target string, perm fs.FileMode, fill func(io.Writer) error) error {
+	dir := filepath.Dir(target)
+	tmp, err := os.CreateTemp(dir, tempPrefix(target)+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", textsafe.Quote(path), err)
 	}
 	renamed := false
 	defer func() {
@@ -63,14 +185,14 @@ func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error 
 		err = tmp.Close()
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = os.Rename(tmp.Name(), target)
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", textsafe.Quote(path), err)
 	}
 	renamed = true
 	if err := SyncDir(dir); err != nil {
-		return fmt.Errorf("write %s: sync directory: %w", path, err)
+		return fmt.Errorf("write %s: sync directory: %w", textsafe.Quote(path), err)
 	}
 	return nil
 }
