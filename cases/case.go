@@ -62,7 +62,9 @@ type Case struct {
 	// Match compares the trace as 'tracecheck diff --match-config' does;
 	// nil compares it event by event.
 	Match *trajectory.Config
-	Model *Model
+	// Events: with Match, the trace is compared event by event too.
+	Events bool
+	Model  *Model
 	// Agent runs a real agent's preset instead of Command (package
 	// agentrun); its Trace is FromAgent and it is always tolerant.
 	Agent *Agent
@@ -160,6 +162,7 @@ type caseDoc struct {
 	Golden      string          `json:"golden"`
 	Tolerant    bool            `json:"tolerant"`
 	Match       json.RawMessage `json:"match"`
+	Events      bool            `json:"events"`
 	Model       *struct {
 		Scenario    string `json:"scenario"`
 		OnExhausted string `json:"on_exhausted"`
@@ -298,6 +301,10 @@ func (p *parser) decode(d *caseDoc, lookup Lookup) *Case {
 			p.fail("/match", "%v", err)
 		}
 		c.Match = m
+	}
+	c.Events = d.Events
+	if d.Events && (c.Match == nil || c.Match.Match == "") {
+		p.fail("/events", "events goes with a match relation: without match the events are what is compared")
 	}
 	if d.Model != nil {
 		c.Model = &Model{}

@@ -299,3 +299,35 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("problems %q", r.Problems)
 	}
 }
+
+// TestEventsBesideTheMatch: a match relation compares tool calls only, so
+// a run whose final answer became a refusal with stop reason "error"
+// passes it; with "events": true the events are compared too, tolerantly,
+// and the changed answer is a drift naming its pointer.
+func TestEventsBesideTheMatch(t *testing.T) {
+	golden := mustRead(t, filepath.Join("testdata", "s03.trace.jsonl"))
+	refused := strings.Replace(golden, `"content":"The echo tool returned hello."`, `"content":"I refuse to answer."`, 1)
+	if refused == golden {
+		t.Fatal("the fixture's final answer was not found")
+	}
+	for _, tc := range []struct {
+		doc   string
+		drift bool
+	}{
+		{`{"command":{"argv":["true"]},"trace":{"from":"stdout"},"tolerant":true,"match":{"match":"same-multiset"}}`, false},
+		{`{"command":{"argv":["true"]},"trace":{"from":"stdout"},"tolerant":true,"match":{"match":"same-multiset"},"events":true}`, true},
+	} {
+		c := load(t, "events", tc.doc)
+		d := c.Compare([]byte(golden), []byte(refused), "golden", "actual")
+		if (d != nil) != tc.drift {
+			t.Errorf("%s: drift %v, want %v", tc.doc, d != nil, tc.drift)
+		}
+		if d != nil && (len(d.Events) == 0 || d.Events[0].Fields[0].Pointer != "/payload/content") {
+			t.Errorf("the drift does not name /payload/content: %+v", d.Events)
+		}
+	}
+	_, _, err := write(t, "lonely", `{"command":{"argv":["true"]},"trace":{"from":"stdout"},"events":true}`)
+	if err == nil || !strings.Contains(err.Error(), "/events") {
+		t.Errorf("events without match: %v", err)
+	}
+}
