@@ -21,7 +21,10 @@
 // Every failure is a tracediff.EventDiff naming the event (the actual
 // tool.request when there is one, else the expected), the JSON pointer of
 // each differing field with expected and actual values: an unmatched
-// expected call is shown against the closest unmatched actual call.
+// expected call is shown against the closest unmatched actual call, an
+// unexpected actual call (subset, same-multiset) against the closest
+// unmatched expected call, or, when every expected call is matched, the
+// closest of them.
 package trajectory
 
 import (
@@ -424,9 +427,17 @@ func (c *comparer) unordered() {
 		}
 	}
 	unpaired := slices.Clone(used)
+	// shown marks the expected calls a failure has named, or the pairing
+	// has matched: an unexpected actual call is shown against the closest
+	// of the others first.
+	shown := make([]bool, len(es))
+	for i := range es {
+		shown[i] = matchE[i] >= 0
+	}
 	if c.cfg.Match != Subset {
 		for i := range es {
 			if matchE[i] < 0 {
+				shown[i] = true
 				c.unmatched(&es[i], unpaired, 0, describe(&es[i])+" matches no actual call one to one")
 			}
 		}
@@ -435,8 +446,51 @@ func (c *comparer) unordered() {
 		for j := range as {
 			if !unpaired[j] {
 				unpaired[j] = true
-				c.f.add(c.onActual(KindUnexpected, &as[j], nil, nil, "no expected call is left for this call to match"))
+				c.unexpected(&as[j], shown)
 			}
+		}
+	}
+}
+
+// unexpected reports actual call a, which no expected call is left to
+// match, shown against the closest expected call: one not matched nor
+// shown yet (which it then uses up), else, when every expected call is
+// taken, the closest of all, so that the failure names the pointers where
+// they differ with both values, as every other failure does.
+func (c *comparer) unexpected(a *Call, shown []bool) {
+	const note = "no expected call is left for this call to match"
+	if c.f.full() || len(c.exp.Calls) == 0 { // only counted, or nothing to compare with
+		c.f.add(c.onActual(KindUnexpected, a, nil, nil, note))
+		return
+	}
+	best, bestMs := -1, []tolerant.Mismatch(nil)
+	for _, free := range []bool{true, false} {
+		tried := 0
+		for pass := 0; pass < 2 && best < 0; pass++ {
+			for i := 0; i < len(c.exp.Calls) && tried < maxCandidates; i++ {
+				e := &c.exp.Calls[i]
+				if shown[i] == free || (pass == 0) != (e.ToolName() == a.ToolName()) {
+					continue
+				}
+				tried++
+				ms := c.diffs(e, a)
+				if best < 0 || len(ms) < len(bestMs) {
+					best, bestMs = i, ms
+				}
+			}
+		}
+		if best >= 0 {
+			e := &c.exp.Calls[best]
+			switch {
+			case free:
+				shown[best] = true
+				c.f.add(c.onActual(KindUnexpected, a, e, bestMs, note+"; the closest unmatched "+describe(e)+" differs as shown"))
+			case len(bestMs) == 0:
+				c.f.add(c.onActual(KindUnexpected, a, e, nil, note+": it repeats "+describe(e)+", which another actual call matches"))
+			default:
+				c.f.add(c.onActual(KindUnexpected, a, e, bestMs, note+"; every expected call is matched, the closest, "+describe(e)+", differs as shown"))
+			}
+			return
 		}
 	}
 }
