@@ -52,7 +52,24 @@ $(BENCH_TRACE):
 	@mkdir -p bench/out
 	$(GO) run ./bench/gentrace -events $(BENCH_EVENTS) -o $@
 
-bench: bench-side bench-rss bench-session-rss bench-go
+bench: bench-speed bench-side bench-rss bench-session-rss bench-go
+
+# The speed table of issue 22: lint and import of every format (Codex,
+# Claude Code, pi, the TypeScript harness, Trace; about 100 MB each) in MB
+# per CPU-second, against Python's per-line json.loads and `wc -l` over the
+# same file, with peak RSS; then diff --normalize against exact diff against
+# GNU diff on a 200k-event pair with 3 events differing. Each command and
+# its peers in turn, BENCH_SPEED_RUNS rounds, medians of the paired ratios
+# (bench/speed.py). About 5 minutes; the files stay in bench/out.
+# bench-speed-rss: peak RSS of lint and import on 1 GB of each format
+# (generated, measured and deleted one at a time; about 5 minutes more).
+BENCH_SPEED_RUNS ?= 5
+.PHONY: bench-speed bench-speed-rss
+bench-speed: build
+	python3 bench/speed.py $(BIN) --runs $(BENCH_SPEED_RUNS)
+
+bench-speed-rss: build
+	python3 bench/speed.py $(BIN) --only rss --rss-gb 1
 
 # Side by side with the Python peer, one trace per id style (issue 13):
 # BENCH_SIDE_EVENTS events each (the peer takes about a minute per 1M).

@@ -4,11 +4,23 @@
 // call and output, assistant message and token count, with a compaction
 // now and then) and a Claude Code-style transcript of a given number of
 // lines with random UUID ids chained by parentUuid (replies split over
-// lines sharing message.id, tool_use and tool_result pairs). Both lint
-// clean. Output goes to bench/out/ by convention (git-ignored).
+// lines sharing message.id, tool_use and tool_result pairs), a pi session
+// (version 3 header, 8-hex-digit entry ids chained by parentId, assistant
+// messages with text and toolCall blocks, toolResult messages, a
+// compaction now and then) and a TypeScript harness session store
+// (session_meta, then runs of turn_context, run_started, user message,
+// function_call and function_call_output pairs, assistant message,
+// run_succeeded, with a compaction_summary and history_compacted now and
+// then). All four lint clean. Output goes to bench/out/ by convention
+// (git-ignored).
 //
 //	go run ./bench/genagentlog -kind codex -size 2GB -o bench/out/codex-2g.jsonl
 //	go run ./bench/genagentlog -kind claude -lines 1000000 -o bench/out/claude-1m.jsonl
+//	go run ./bench/genagentlog -kind claude -size 100MB -o bench/out/claude-100m.jsonl
+//	go run ./bench/genagentlog -kind pi -size 100MB -o bench/out/pi-100m.jsonl
+//	go run ./bench/genagentlog -kind ts -size 100MB -o bench/out/ts-100m.jsonl
+//
+// -size bounds every kind; -lines bounds claude when -size is not given.
 package main
 
 import (
@@ -16,6 +28,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -24,9 +37,9 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "codex", "codex or claude")
-	size := flag.String("size", "1GB", "codex: stop after about this many bytes (KB, MB, GB suffixes)")
-	lines := flag.Int("lines", 1000000, "claude: number of lines")
+	kind := flag.String("kind", "codex", "codex, claude, pi or ts (the TypeScript harness)")
+	size := flag.String("size", "1GB", "stop after about this many bytes (KB, MB, GB suffixes); claude: only when given")
+	lines := flag.Int("lines", 1000000, "claude without -size: number of lines")
 	out := flag.String("o", "", "output file (required)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
@@ -41,18 +54,28 @@ func main() {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	g := &gen{w: w, rng: rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)), t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	n, err := parseSize(*size)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "genagentlog:", err)
+		os.Exit(2)
+	}
+	sizeGiven := false
+	flag.Visit(func(f *flag.Flag) { sizeGiven = sizeGiven || f.Name == "size" })
 	switch *kind {
 	case "codex":
-		n, err := parseSize(*size)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "genagentlog:", err)
-			os.Exit(2)
-		}
 		g.codex(n)
 	case "claude":
-		g.claude(*lines)
+		if sizeGiven {
+			g.claude(math.MaxInt, n)
+		} else {
+			g.claude(*lines, math.MaxInt64)
+		}
+	case "pi":
+		g.pi(n)
+	case "ts":
+		g.harness(n)
 	default:
-		fmt.Fprintln(os.Stderr, "genagentlog: -kind must be codex or claude")
+		fmt.Fprintln(os.Stderr, "genagentlog: -kind must be codex, claude, pi or ts")
 		os.Exit(2)
 	}
 	if err := w.Flush(); err == nil {
@@ -161,7 +184,7 @@ func (g *gen) codex(limit int64) {
 	}
 }
 
-func (g *gen) claude(n int) {
+func (g *gen) claude(n int, limit int64) {
 	sid := g.uuid()
 	parent := any(nil)
 	msg := 0
@@ -175,7 +198,7 @@ func (g *gen) claude(n int) {
 		g.line(e)
 		parent = id
 	}
-	for g.lines < n {
+	for g.lines < n && g.bytes < limit {
 		entry("user", obj{"role": "user", "content": g.text(100 + g.rng.IntN(300))}, nil)
 		for c := 0; c < 1+g.rng.IntN(3) && g.lines < n-3; c++ {
 			msg++
@@ -196,6 +219,82 @@ func (g *gen) claude(n int) {
 			msg++
 			entry("assistant", obj{"id": fmt.Sprintf("msg_%024d", msg), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
 				"content": []obj{{"type": "text", "text": g.text(200 + g.rng.IntN(600))}}, "stop_reason": "end_turn"}, nil)
+		}
+	}
+}
+
+// hex8 is a pi entry id: 8 hexadecimal digits, drawn again when taken
+// (as pi's generateId does).
+func (g *gen) hex8(used map[uint32]bool) string {
+	for {
+		if x := g.rng.Uint32(); !used[x] {
+			used[x] = true
+			return fmt.Sprintf("%08x", x)
+		}
+	}
+}
+
+func (g *gen) pi(limit int64) {
+	g.line(obj{"type": "session", "version": 3, "id": g.uuid(), "timestamp": g.ts(), "cwd": "/work/project"})
+	parent := any(nil)
+	used := map[uint32]bool{}
+	entry := func(e obj) string {
+		id := g.hex8(used)
+		e["id"], e["parentId"], e["timestamp"] = id, parent, g.ts()
+		g.line(e)
+		parent = id
+		return id
+	}
+	entry(obj{"type": "model_change", "provider": "anthropic", "modelId": "claude-sonnet-4-5"})
+	entry(obj{"type": "thinking_level_change", "thinkingLevel": "off"})
+	usage := obj{"input": 1200, "output": 80, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1280,
+		"cost": obj{"input": 0.0036, "output": 0.0012, "cacheRead": 0, "cacheWrite": 0, "total": 0.0048}}
+	assistant := func(content []obj, stop string) {
+		entry(obj{"type": "message", "message": obj{"role": "assistant", "content": content, "api": "anthropic-messages",
+			"provider": "anthropic", "model": "claude-sonnet-4-5", "usage": usage, "stopReason": stop, "timestamp": g.t.UnixMilli()}})
+	}
+	for turn := 0; g.bytes < limit; turn++ {
+		entry(obj{"type": "message", "message": obj{"role": "user", "content": []obj{{"type": "text", "text": g.text(100 + g.rng.IntN(300))}}, "timestamp": g.t.UnixMilli()}})
+		for c := 0; c < 1+g.rng.IntN(3); c++ {
+			id := "toolu_" + strconv.Itoa(turn) + "_" + strconv.Itoa(c)
+			assistant([]obj{{"type": "text", "text": g.text(50 + g.rng.IntN(200))},
+				{"type": "toolCall", "id": id, "name": "bash", "arguments": obj{"command": g.text(40)}}}, "toolUse")
+			entry(obj{"type": "message", "message": obj{"role": "toolResult", "toolCallId": id, "toolName": "bash",
+				"content": []obj{{"type": "text", "text": g.text(200 + g.rng.IntN(1200))}}, "isError": g.rng.IntN(10) == 0, "timestamp": g.t.UnixMilli()}})
+		}
+		assistant([]obj{{"type": "text", "text": g.text(200 + g.rng.IntN(600))}}, "stop")
+		if turn%200 == 199 {
+			kept := parent
+			entry(obj{"type": "compaction", "summary": g.text(2000), "firstKeptEntryId": kept, "tokensBefore": 150000})
+		}
+	}
+}
+
+func (g *gen) harness(limit int64) {
+	rec := func(typ string, payload obj) { g.line(obj{"timestamp": g.ts(), "type": typ, "payload": payload}) }
+	sid := g.uuid()
+	policy := obj{"approvalPolicy": "on-request", "sandboxMode": "workspace_write"}
+	rec("session_meta", obj{"id": sid, "timestamp": g.t.Format(time.RFC3339), "cwd": "/work/project", "source": "api_agent_stream",
+		"modelProvider": "openai-compatible", "model": "gpt-5", "baseURL": "https://example.invalid/v1", "wireApi": "openai-chat-completions", "policy": policy})
+	for turn := 0; g.bytes < limit; turn++ {
+		run := g.uuid()
+		rec("turn_context", obj{"turnId": run, "model": "gpt-5", "wireApi": "openai-chat-completions", "approvalPolicy": "on-request", "sandboxMode": "workspace_write"})
+		rec("agent_event", obj{"type": "run_started", "runId": run, "sessionId": sid, "resumed": false, "policy": policy})
+		rec("response_item", obj{"type": "message", "role": "user", "content": g.text(100 + g.rng.IntN(300))})
+		for c := 0; c < 1+g.rng.IntN(3); c++ {
+			id := "call_" + strconv.Itoa(turn) + "_" + strconv.Itoa(c)
+			args, _ := json.Marshal(obj{"command": g.text(40)})
+			rec("response_item", obj{"type": "function_call", "callId": id, "name": "shell", "argumentsJson": string(args)})
+			rec("agent_event", obj{"type": "tool_started", "toolCallId": id, "toolName": "shell", "argumentsJson": string(args)})
+			rec("response_item", obj{"type": "function_call_output", "callId": id, "toolName": "shell",
+				"output": obj{"stdout": g.text(200 + g.rng.IntN(1200)), "exitCode": 0}, "isError": false})
+		}
+		answer := g.text(200 + g.rng.IntN(600))
+		rec("response_item", obj{"type": "message", "role": "assistant", "content": answer})
+		rec("agent_event", obj{"type": "run_succeeded", "result": obj{"answer": answer[:min(len(answer), 80)]}})
+		if turn%200 == 199 {
+			rec("response_item", obj{"type": "compaction_summary", "content": g.text(2000)})
+			rec("agent_event", obj{"type": "history_compacted", "removedItems": 800})
 		}
 	}
 }
