@@ -56,11 +56,11 @@ const claudeInterruptPrefix = "[Request interrupted by user"
 
 func decodeClaude(rec *Record) {
 	r := rec.Root
-	typ := r.Get("type").Str()
+	typ := rec.in.str(r.Get("type"))
 	rec.NativeType = typ
 	rec.Timestamp = str(r, "timestamp")
-	rec.Session = str(r, "sessionId")
-	rec.Version = str(r, "version")
+	rec.Session = rec.in.str(r.Get("sessionId"))
+	rec.Version = rec.in.str(r.Get("version"))
 	if id := r.Get("uuid"); id.Kind() == jsonpeek.String {
 		rec.ID, rec.HasID = id.Str(), true
 		if p := r.Get("parentUuid"); p.Kind() == jsonpeek.String {
@@ -68,7 +68,7 @@ func decodeClaude(rec *Record) {
 		}
 	}
 	rec.Sidechain = r.Get("isSidechain").True()
-	rec.AgentID = str(r, "agentId")
+	rec.AgentID = rec.in.str(r.Get("agentId"))
 	if !claudeTypes[typ] {
 		rec.Unknown = true
 		return
@@ -105,7 +105,7 @@ func decodeClaude(rec *Record) {
 		}
 	case "assistant":
 		rec.Leaf = rec.HasID
-		if m := str(msg, "model"); m != claudeSyntheticModel {
+		if m := rec.in.str(msg.Get("model")); m != claudeSyntheticModel {
 			rec.Model = m
 		}
 		if r.Get("isApiErrorMessage").True() {
@@ -126,7 +126,7 @@ func decodeClaude(rec *Record) {
 		}
 	case "system":
 		rec.Leaf = rec.HasID
-		rec.NativeType = "system/" + str(r, "subtype")
+		rec.NativeType = rec.in.join("system/", r.Get("subtype"))
 		if r.Get("subtype").Is("compact_boundary") {
 			rec.Compaction, rec.Boundary, rec.DropsCalls = true, true, true
 			rec.add(Item{Kind: ItemCompaction, Body: r.Get("compactMetadata"), Text: "boundary"})

@@ -35,7 +35,7 @@ const codexTurnAbortedTag = "<turn_aborted>"
 
 func decodeCodex(rec *Record) {
 	r := rec.Root
-	typ := r.Get("type").Str()
+	typ := rec.in.str(r.Get("type"))
 	p := r.Get("payload")
 	rec.Timestamp = str(r, "timestamp")
 	rec.NativeType = typ
@@ -52,7 +52,7 @@ func decodeCodex(rec *Record) {
 		rec.Provider = str(p, "model_provider")
 		rec.add(Item{Kind: ItemMeta, Body: p})
 	case "turn_context":
-		rec.Model = str(p, "model")
+		rec.Model = rec.in.str(p.Get("model"))
 		rec.add(Item{Kind: ItemMeta, Body: p, Text: str(p, "turn_id")})
 	case "compacted":
 		rec.Compaction = true
@@ -70,8 +70,8 @@ func decodeCodex(rec *Record) {
 			return true
 		})
 	case "event_msg":
-		et := str(p, "type")
-		rec.NativeType = "event_msg/" + et
+		et := rec.in.str(p.Get("type"))
+		rec.NativeType = rec.in.join("event_msg/", p.Get("type"))
 		switch et {
 		case "turn_aborted":
 			// Newer Codex (0.171) carries the turn's error here too.
@@ -91,7 +91,7 @@ func decodeCodex(rec *Record) {
 			rec.add(Item{Kind: ItemMeta, Body: p})
 		}
 	case "response_item":
-		rec.NativeType = "response_item/" + str(p, "type")
+		rec.NativeType = rec.in.join("response_item/", p.Get("type"))
 		codexResponseItem(rec, p, false)
 	default:
 		rec.add(Item{Kind: ItemMeta, Body: p})
@@ -102,15 +102,15 @@ func decodeCodex(rec *Record) {
 // compaction's replacement history (only calls and results count there).
 func codexResponseItem(rec *Record, p jsonpeek.Value, nested bool) {
 	callID := str(p, "call_id")
-	switch str(p, "type") {
+	switch rec.in.str(p.Get("type")) {
 	case "function_call":
-		rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "f", Tool: str(p, "name"), Body: p.Get("arguments")})
+		rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "f", Tool: rec.in.str(p.Get("name")), Body: p.Get("arguments")})
 	case "local_shell_call":
 		if callID != "" {
 			rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "f", Tool: "local_shell", Body: p.Get("action")})
 		}
 	case "custom_tool_call":
-		rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "c", Tool: str(p, "name"), Body: p.Get("input")})
+		rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "c", Tool: rec.in.str(p.Get("name")), Body: p.Get("input")})
 	case "tool_search_call":
 		if callID != "" {
 			rec.add(Item{Kind: ItemCall, CallID: callID, CallKey: "s", Tool: "tool_search", Body: p.Get("arguments")})
@@ -129,7 +129,7 @@ func codexResponseItem(rec *Record, p jsonpeek.Value, nested bool) {
 			return
 		}
 		content := p.Get("content")
-		switch str(p, "role") {
+		switch rec.in.str(p.Get("role")) {
 		case "user":
 			if textHasPrefix(content, codexTurnAbortedTag) {
 				rec.add(Item{Kind: ItemAbort, Body: content, Text: "turn aborted"})
@@ -143,7 +143,7 @@ func codexResponseItem(rec *Record, p jsonpeek.Value, nested bool) {
 		case "assistant":
 			rec.add(Item{Kind: ItemAssistant, Body: content})
 		default:
-			rec.add(Item{Kind: ItemSystem, Body: content, Text: str(p, "role")})
+			rec.add(Item{Kind: ItemSystem, Body: content, Text: rec.in.str(p.Get("role"))})
 		}
 	case "reasoning":
 		if !nested {
@@ -185,18 +185,40 @@ func codexContextMessage(p jsonpeek.Value) bool {
 	text := ""
 	p.Get("content").Elems(func(_ int, e jsonpeek.Value) bool {
 		if t := e.Get("text"); t.Kind() == jsonpeek.String {
-			text = t.Str()
+			text = trimmedPrefix(t, codexContextTagMax)
 			return false
 		}
 		return true
 	})
-	text = strings.TrimLeft(text, " \t\r\n")
 	for _, tag := range codexContextTags {
 		if len(text) >= len(tag) && strings.EqualFold(text[:len(tag)], tag) {
 			return true
 		}
 	}
 	return false
+}
+
+// codexContextTagMax is the length of the longest of codexContextTags.
+var codexContextTagMax = func() int {
+	n := 0
+	for _, t := range codexContextTags {
+		n = max(n, len(t))
+	}
+	return n
+}()
+
+// trimmedPrefix returns the text of string t with its leading spaces, tabs
+// and newlines trimmed, decoded only as far as its first n bytes after them
+// (all of it when shorter): what strings.TrimLeft of the whole text gives,
+// up to n bytes and perhaps a few more.
+func trimmedPrefix(t jsonpeek.Value, n int) string {
+	for k := 4 * n; ; k *= 4 {
+		s, whole := t.StrPrefix(k)
+		s = strings.TrimLeft(s, " \t\r\n")
+		if whole || len(s) >= n {
+			return s
+		}
+	}
 }
 
 // codexErrorMessage is the message of a turn's error: the error itself when

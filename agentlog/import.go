@@ -2,13 +2,16 @@ package agentlog
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tracecheck/tracecheck/agentlog/jsonpeek"
 )
@@ -82,6 +85,11 @@ type importer struct {
 	// link up.
 	passed, passedOld map[string]string
 
+	// recent: the last ids added to emitted, which most parents name:
+	// comparing costs less than asking the set.
+	recent  [4]string
+	recentN int
+
 	sessionJS []byte // session_id, encoded once
 	provJS    []byte // the provenance object, re-encoded when model or provider changes
 	provModel string
@@ -92,7 +100,7 @@ type importer struct {
 // session id, the agent version and the first timestamp.
 func (im *importer) prime(lines [][]byte, name string) {
 	var d jsonpeek.Doc
-	var rec Record
+	rec := Record{in: newInterner()}
 	version := ""
 	for _, l := range lines {
 		if d.Parse(l) != nil || d.Root().Kind() != jsonpeek.Object {
@@ -319,13 +327,33 @@ func (im *importer) parentEvent(rec *Record) string {
 	if !rec.HasParent || rec.Parent == "" || !im.native {
 		return ""
 	}
-	if im.emitted.Has(rec.Parent) {
+	if im.hasEmitted(rec.Parent) {
 		return rec.Parent
 	}
 	if p, ok := im.passed[rec.Parent]; ok {
 		return p
 	}
 	return im.passedOld[rec.Parent]
+}
+
+// emit adds id to the written event ids and reports whether it was new.
+func (im *importer) emit(id string) bool {
+	if !im.emitted.Add(id) {
+		return false
+	}
+	im.recent[im.recentN%len(im.recent)] = id
+	im.recentN++
+	return true
+}
+
+// hasEmitted is emitted.Has(id).
+func (im *importer) hasEmitted(id string) bool {
+	for _, r := range im.recent[:min(im.recentN, len(im.recent))] {
+		if r == id {
+			return true
+		}
+	}
+	return im.emitted.Has(id)
 }
 
 // metaEvent maps the bookkeeping records that have a Trace counterpart;
@@ -399,7 +427,7 @@ func (im *importer) eventID(rec *Record, k int) string {
 	if !im.native {
 		return id
 	}
-	if im.emitted.Add(id) {
+	if im.emit(id) {
 		return id
 	}
 	im.stats.RenamedIDs++
@@ -408,7 +436,7 @@ func (im *importer) eventID(rec *Record, k int) string {
 		if n > 0 {
 			alt += "." + strconv.Itoa(n)
 		}
-		if im.emitted.Add(alt) {
+		if im.emit(alt) {
 			return alt
 		}
 	}
@@ -530,40 +558,73 @@ func appendMember(b []byte, key, val string) []byte {
 }
 
 // appendString appends s as a JSON string in the golden layout: non-ASCII
-// as is, controls escaped, invalid UTF-8 replaced with U+FFFD.
+// as is, controls escaped, invalid UTF-8 replaced with U+FFFD. Runs of
+// bytes that need none of that are found 8 at a time and copied whole.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	start := 0 // s[start:i] is still to copy as it is
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			if m := (x | (x - 0x20*lsb) | (x ^ '"'*lsb - lsb) | (x ^ '\\'*lsb - lsb)) & msb; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
 			}
-			i++
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[start:i]...)
+				b = append(b, "\uFFFD"...)
+				start = i + 1
+			}
+			i += size
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, "\uFFFD"...)
-		} else {
-			b = append(b, s[i:i+size]...)
+		var esc string
+		switch {
+		case c == '"':
+			esc = `\"`
+		case c == '\\':
+			esc = `\\`
+		case c == '\n':
+			esc = `\n`
+		case c == '\r':
+			esc = `\r`
+		case c == '\t':
+			esc = `\t`
+		case c < 0x20:
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			i++
+			start = i
+			continue
+		default:
+			i++ // a false hit of the word test
+			continue
 		}
-		i += size
+		b = append(b, s[start:i]...)
+		b = append(b, esc...)
+		i++
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// Bit tricks for testing 8 bytes at once (as package jsonpeek does): a
+// byte's top bit in the mask is set when it is >= 0x80, < 0x20, '"' or
+// '\\'; the lowest set bit is exact.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
 
 // rfc3339 returns ts when it is an RFC 3339 date-time the Trace schema
 // accepts (the strict subset: 'T', seconds, an optional fraction, 'Z' or

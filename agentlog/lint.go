@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"unsafe"
 )
 
 // Options tune Lint.
@@ -89,7 +90,8 @@ type openCall struct {
 	timestamp string
 	abortLine int
 	abortText string
-	seq       int // order of arrival, for stable output
+	seq       int    // order of arrival, for stable output
+	key       string // its key in checker.open
 }
 
 // checker is the lint handler: the state one pass needs.
@@ -129,6 +131,13 @@ type checker struct {
 	tsSummaryLine int // the harness's last compaction_summary row not yet followed by history_compacted
 
 	idsFailed bool // an id set stopped (IDSet.Err): reported once, at its line; no UNREACHABLE from then on
+
+	// lastEntry: the entry id added last (hasLast: there is one), which
+	// is in entries: most entries name it as their parent, and asking the
+	// set costs more than comparing.
+	lastEntry string
+	hasLast   bool
+	kbuf      []byte // scratch for call keys
 }
 
 type leafInfo struct {
@@ -292,7 +301,7 @@ func (c *checker) checkSession(rec *Record) bool {
 		case c.sessionsRun[rec.Session]:
 			c.add(rec.Line, MixedSession, Error, fmt.Sprintf("sessionId %s again after lines of session %s: two sessions write to this file (anthropics/claude-code#30802)",
 				q(rec.Session), q(prev)), rec.Session, prev)
-		case rec.HasParent && !c.entries.Has(rec.Parent):
+		case rec.HasParent && !c.hasEntry(rec.Parent):
 			c.add(rec.Line, MixedSession, Error, fmt.Sprintf("a line of session %s whose parent is not in this file, after lines of session %s: it was appended to the wrong session's file (anthropics/claude-code#30802)",
 				q(rec.Session), q(prev)), rec.Session, prev)
 		default:
@@ -338,7 +347,7 @@ func (c *checker) checkEntry(rec *Record, mixed bool) {
 	brk := false
 	if rec.HasParent {
 		switch {
-		case !c.entries.Has(rec.Parent):
+		case !c.hasEntry(rec.Parent):
 			brk = true
 			msg := fmt.Sprintf("entry %s names parent %s, which is no earlier entry of this file: %s", q(rec.ID), q(rec.Parent), danglingBehaviour(c.format))
 			if to, ok := c.relinkCandidate(key); ok && !mixed {
@@ -352,7 +361,9 @@ func (c *checker) checkEntry(rec *Record, mixed bool) {
 		}
 		c.unleaf(rec.Parent)
 	}
-	if !c.entries.Add(rec.ID) {
+	added := c.entries.Add(rec.ID)
+	c.lastEntry, c.hasLast = rec.ID, true
+	if !added {
 		c.add(rec.Line, DuplicateID, Error, fmt.Sprintf("entry id %s appears earlier in this file: %s", q(rec.ID), duplicateBehaviour(c.format)), rec.ID)
 	} else {
 		c.leaf(key, rec.ID, rec.Line)
@@ -367,6 +378,14 @@ func (c *checker) checkEntry(rec *Record, mixed bool) {
 			c.lastMain = li
 		}
 	}
+}
+
+// hasEntry is entries.Has(id).
+func (c *checker) hasEntry(id string) bool {
+	if c.hasLast && id == c.lastEntry {
+		return true
+	}
+	return c.entries.Has(id)
 }
 
 // relinkCandidate returns the one childless entry of a chain, if there is
@@ -445,13 +464,32 @@ func (c *checker) checkCompaction(rec *Record) {
 	if c.format == TSHarness && rec.Summary {
 		c.tsSummaryLine = rec.Line
 	}
-	if c.format == Pi && rec.FirstKept != "" && !c.entries.Has(rec.FirstKept) {
+	if c.format == Pi && rec.FirstKept != "" && !c.hasEntry(rec.FirstKept) {
 		c.add(rec.Line, DanglingParent, Error, fmt.Sprintf("compaction names first kept entry %s, which is no earlier entry: pi keeps none of the messages before the compaction", q(rec.FirstKept)), rec.FirstKept)
 	}
 }
 
-func callKey(gen int, it *Item) string {
-	return strconv.Itoa(gen) + "\x00" + it.CallKey + "\x00" + it.CallID
+// callKey is the key of a call in checker.calls: the generation, the
+// call's family and its id. It is built in c.kbuf: a view, valid until the
+// next call (the id set copies what it keeps).
+func (c *checker) callKey(gen int, it *Item) string {
+	b := strconv.AppendInt(c.kbuf[:0], int64(gen), 10)
+	b = append(b, 0)
+	b = append(b, it.CallKey...)
+	b = append(b, 0)
+	b = append(b, it.CallID...)
+	c.kbuf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// openKey is the key of a call in checker.open, in c.kbuf (a view, as
+// callKey's).
+func (c *checker) openKey(it *Item) string {
+	b := append(c.kbuf[:0], it.CallKey...)
+	b = append(b, 0)
+	b = append(b, it.CallID...)
+	c.kbuf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func (c *checker) call(rec *Record, it *Item) {
@@ -459,7 +497,7 @@ func (c *checker) call(rec *Record, it *Item) {
 		c.add(rec.Line, OrphanCall, Error, "a tool call ("+q(it.Tool)+") without a call id: no result can answer it")
 		return
 	}
-	if !c.calls.Add(callKey(c.gen, it)) {
+	if !c.calls.Add(c.callKey(c.gen, it)) {
 		c.add(rec.Line, DuplicateID, Error, fmt.Sprintf("tool call id %s is used by an earlier call: its results cannot be told apart", q(it.CallID)), it.CallID)
 		return
 	}
@@ -471,24 +509,24 @@ func (c *checker) call(rec *Record, it *Item) {
 		return
 	}
 	c.openSeq++
-	c.open[it.CallKey+"\x00"+it.CallID] = &openCall{line: rec.Line, item: *it, entryID: rec.ID, session: rec.Session,
-		agentID: rec.AgentID, sidechain: rec.Sidechain, timestamp: rec.Timestamp, seq: c.openSeq}
+	key := it.CallKey + "\x00" + it.CallID
+	c.open[key] = &openCall{line: rec.Line, item: *it, entryID: rec.ID, session: rec.Session,
+		agentID: rec.AgentID, sidechain: rec.Sidechain, timestamp: rec.Timestamp, seq: c.openSeq, key: key}
 }
 
 func (c *checker) result(rec *Record, it *Item) {
-	k := it.CallKey + "\x00" + it.CallID
-	if oc, ok := c.open[k]; ok {
+	if oc, ok := c.open[c.openKey(it)]; ok {
 		if oc.item.Tool != "" && it.Tool == "" {
 			it.Tool = oc.item.Tool
 		}
-		delete(c.open, k)
+		delete(c.open, oc.key)
 		return
 	}
-	if c.calls.Has(callKey(c.gen, it)) {
+	if c.calls.Has(c.callKey(c.gen, it)) {
 		return // answered twice, or tracked past the open-call bound
 	}
 	for g := c.gen - 1; g >= 0 && g >= c.gen-64; g-- {
-		if c.calls.Has(callKey(g, it)) {
+		if c.calls.Has(c.callKey(g, it)) {
 			c.add(rec.Line, OrphanResult, Error, fmt.Sprintf("result for tool call %s, whose call is before the compaction at line %d and is not loaded with it: %s",
 				q(it.CallID), c.lastCompaction, orphanResultBehaviour(c.format)), it.CallID)
 			return

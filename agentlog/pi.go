@@ -25,7 +25,7 @@ var piTypes = map[string]bool{
 
 func decodePi(rec *Record) {
 	r := rec.Root
-	typ := r.Get("type").Str()
+	typ := rec.in.str(r.Get("type"))
 	rec.NativeType = typ
 	rec.Timestamp = str(r, "timestamp")
 	if typ == "session" {
@@ -55,21 +55,21 @@ func decodePi(rec *Record) {
 	switch typ {
 	case "message":
 		msg := r.Get("message")
-		rec.NativeType = "message/" + str(msg, "role")
+		rec.NativeType = rec.in.join("message/", msg.Get("role"))
 		content := msg.Get("content")
-		switch str(msg, "role") {
+		switch rec.in.str(msg.Get("role")) {
 		case "user":
 			rec.add(Item{Kind: ItemUser, Body: content})
 		case "assistant":
-			rec.Model, rec.Provider = str(msg, "model"), str(msg, "provider")
+			rec.Model, rec.Provider = rec.in.str(msg.Get("model")), rec.in.str(msg.Get("provider"))
 			assistantBlocks(rec, content, "arguments", "toolCall")
-			if sr := str(msg, "stopReason"); sr == "aborted" || sr == "error" {
+			if sr := rec.in.str(msg.Get("stopReason")); sr == "aborted" || sr == "error" {
 				rec.add(Item{Kind: ItemAbort, Body: msg.Get("errorMessage"), Text: "stopReason " + sr})
 			}
 		case "toolResult":
-			rec.add(Item{Kind: ItemResult, CallID: str(msg, "toolCallId"), Tool: str(msg, "toolName"), Body: content, IsError: msg.Get("isError").True()})
+			rec.add(Item{Kind: ItemResult, CallID: str(msg, "toolCallId"), Tool: rec.in.str(msg.Get("toolName")), Body: content, IsError: msg.Get("isError").True()})
 		default:
-			rec.add(Item{Kind: ItemSystem, Body: msg, Text: str(msg, "role")})
+			rec.add(Item{Kind: ItemSystem, Body: msg, Text: rec.in.str(msg.Get("role"))})
 		}
 	case "compaction":
 		rec.Compaction = true

@@ -65,6 +65,8 @@ type Record struct {
 
 	Items []Item
 
+	in *interner // kept across reset
+
 	// Compaction. Summary: the record carries (or is) the summary text.
 	Compaction bool
 	Summary    bool
@@ -78,8 +80,57 @@ type Record struct {
 }
 
 func (r *Record) reset(line int, root jsonpeek.Value) {
-	items := r.Items[:0]
-	*r = Record{Line: line, Root: root, Items: items}
+	items, in := r.Items[:0], r.in
+	*r = Record{Line: line, Root: root, Items: items, in: in}
+}
+
+// interner hands out the text of short strings that repeat from line to
+// line (types, roles, session ids, versions, models, tool names) without
+// allocating it each time: at most internMax distinct strings of at most
+// internLen bytes each are kept. A nil interner allocates every time.
+type interner struct {
+	m   map[string]string
+	buf []byte
+}
+
+const (
+	internMax = 4096
+	internLen = 128
+)
+
+func newInterner() *interner { return &interner{m: map[string]string{}} }
+
+// str is v.Str().
+func (in *interner) str(v jsonpeek.Value) string {
+	b, ok := v.Plain()
+	if in == nil || !ok || len(b) > internLen {
+		return v.Str()
+	}
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	return in.keep(b)
+}
+
+// join is prefix + v.Str().
+func (in *interner) join(prefix string, v jsonpeek.Value) string {
+	b, ok := v.Plain()
+	if in == nil || !ok || len(prefix)+len(b) > internLen {
+		return prefix + v.Str()
+	}
+	in.buf = append(append(in.buf[:0], prefix...), b...)
+	if s, ok := in.m[string(in.buf)]; ok {
+		return s
+	}
+	return in.keep(in.buf)
+}
+
+func (in *interner) keep(b []byte) string {
+	s := string(b)
+	if len(in.m) < internMax {
+		in.m[s] = s
+	}
+	return s
 }
 
 func (r *Record) add(it Item) { r.Items = append(r.Items, it) }
@@ -113,7 +164,7 @@ func assistantBlocks(rec *Record, content jsonpeek.Value, argsKey string, callTy
 		typ := b.Get("type")
 		for _, ct := range callTypes {
 			if typ.Is(ct) {
-				rec.add(Item{Kind: ItemCall, CallID: str(b, "id"), Tool: str(b, "name"), Body: b.Get(argsKey)})
+				rec.add(Item{Kind: ItemCall, CallID: str(b, "id"), Tool: rec.in.str(b.Get("name")), Body: b.Get(argsKey)})
 				return true
 			}
 		}

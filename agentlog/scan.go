@@ -57,7 +57,7 @@ func sniff(r io.Reader) ([][]byte, io.Reader) {
 func scanFile(r io.Reader, f Format, maxLine int, h handler) (int, error) {
 	lr := newLineReader(r, maxLine)
 	var d jsonpeek.Doc
-	var rec Record
+	rec := Record{in: newInterner()}
 	decode := decoders[f]
 	type bad struct {
 		num int

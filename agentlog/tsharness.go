@@ -19,7 +19,7 @@ const SessionResumeInterrupted = "Error [SESSION_RESUME_INTERRUPTED]: This tool 
 
 func decodeTSHarness(rec *Record) {
 	r := rec.Root
-	typ := r.Get("type").Str()
+	typ := rec.in.str(r.Get("type"))
 	p := r.Get("payload")
 	rec.NativeType = typ
 	rec.Timestamp = str(r, "timestamp")
@@ -39,14 +39,14 @@ func decodeTSHarness(rec *Record) {
 		}
 		rec.add(Item{Kind: ItemMeta, Body: p})
 	case "turn_context":
-		rec.Model = str(p, "model")
+		rec.Model = rec.in.str(p.Get("model"))
 		rec.add(Item{Kind: ItemMeta, Body: p, Text: str(p, "turnId")})
 	case "agent_event":
-		et := str(p, "type")
-		rec.NativeType = "agent_event/" + et
+		et := rec.in.str(p.Get("type"))
+		rec.NativeType = rec.in.join("agent_event/", p.Get("type"))
 		switch et {
 		case "run_started":
-			rec.Session = str(p, "sessionId")
+			rec.Session = rec.in.str(p.Get("sessionId"))
 			rec.add(Item{Kind: ItemRunStart, Body: p, Text: str(p, "runId")})
 		case "run_succeeded":
 			rec.add(Item{Kind: ItemRunEnd, Body: p.Get("result")})
@@ -60,21 +60,21 @@ func decodeTSHarness(rec *Record) {
 			rec.add(Item{Kind: ItemMeta, Body: p})
 		}
 	case "response_item":
-		rec.NativeType = "response_item/" + str(p, "type")
-		switch str(p, "type") {
+		rec.NativeType = rec.in.join("response_item/", p.Get("type"))
+		switch rec.in.str(p.Get("type")) {
 		case "message":
-			switch str(p, "role") {
+			switch rec.in.str(p.Get("role")) {
 			case "user":
 				rec.add(Item{Kind: ItemUser, Body: p.Get("content")})
 			case "assistant":
 				rec.add(Item{Kind: ItemAssistant, Body: p.Get("content")})
 			default:
-				rec.add(Item{Kind: ItemSystem, Body: p.Get("content"), Text: str(p, "role")})
+				rec.add(Item{Kind: ItemSystem, Body: p.Get("content"), Text: rec.in.str(p.Get("role"))})
 			}
 		case "function_call":
-			rec.add(Item{Kind: ItemCall, CallID: str(p, "callId"), Tool: str(p, "name"), Body: p.Get("argumentsJson")})
+			rec.add(Item{Kind: ItemCall, CallID: str(p, "callId"), Tool: rec.in.str(p.Get("name")), Body: p.Get("argumentsJson")})
 		case "function_call_output":
-			rec.add(Item{Kind: ItemResult, CallID: str(p, "callId"), Tool: str(p, "toolName"), Body: p.Get("output"), IsError: p.Get("isError").True()})
+			rec.add(Item{Kind: ItemResult, CallID: str(p, "callId"), Tool: rec.in.str(p.Get("toolName")), Body: p.Get("output"), IsError: p.Get("isError").True()})
 		case "compaction_summary":
 			rec.Compaction, rec.DropsCalls = true, true
 			rec.Summary = !p.Get("content").IsEmpty()

@@ -73,7 +73,16 @@ type node struct {
 	kind Kind
 	esc  bool  // a string with escapes
 	a, b int32 // strings: content without quotes; others: the whole value
-	end  int32 // index of the node after this value's subtree
+	// end: the index of the node after this value's subtree; for an
+	// object's key, after its value's (the next key's), so that a walk
+	// over the members reads only the keys.
+	end int32
+}
+
+// frame is an open container: its node and, for an object, its current
+// key's node.
+type frame struct {
+	node, key int32
 }
 
 // Doc is a parsed JSON text. Its Values refer to the source bytes, which
@@ -81,11 +90,20 @@ type node struct {
 type Doc struct {
 	src   []byte
 	nodes []node
-	stack []int32
-	keys  []int32 // key node indices of the open objects, for duplicate checks
+	stack []frame
+	keys  []keyRef // the keys of the open objects, for duplicate checks
 	kbase []int32
 	flags Flags
-	high  bool // a byte >= 0x80 was seen in a string
+	kbuf  []byte // scratch for decoding an escaped key
+}
+
+// keyRef is a key of an open object: its first 8 decoded bytes
+// (little-endian, zero padded) and decoded length, which decide most
+// comparisons at once, and its node.
+type keyRef struct {
+	sig  uint64
+	n    int32
+	node int32
 }
 
 // SyntaxError says why a text is not JSON, at a byte offset.
@@ -118,17 +136,14 @@ func (d *Doc) ParsePrefix(src []byte) (int, error) {
 	d.keys = d.keys[:0]
 	d.kbase = d.kbase[:0]
 	d.flags = 0
-	d.high = false
 	if len(src) > math.MaxInt32 {
 		return 0, &SyntaxError{Offset: 0, Msg: "text longer than 2 GiB"}
 	}
 	n, err := d.scan(src)
 	if err != nil {
 		d.nodes = d.nodes[:0]
+		d.flags &^= InvalidUTF8 // the text's UTF-8 is judged only when it parses
 		return 0, err
-	}
-	if d.high && d.flags&InvalidUTF8 == 0 && !utf8.Valid(src[:n]) {
-		d.flags |= InvalidUTF8
 	}
 	return n, nil
 }
@@ -196,7 +211,7 @@ func (d *Doc) scan(src []byte) (int, error) {
 			if len(d.stack) >= StrictDepth {
 				d.flags |= TooDeep
 			}
-			d.stack = append(d.stack, int32(len(d.nodes)))
+			d.stack = append(d.stack, frame{node: int32(len(d.nodes))})
 			d.nodes = append(d.nodes, node{kind: kind, a: int32(i)})
 			i = skipSpace(src, i+1)
 			if kind == Object {
@@ -259,8 +274,16 @@ func (d *Doc) scan(src []byte) (int, error) {
 			if len(d.stack) == 0 {
 				return i, nil
 			}
-			top := d.nodes[d.stack[len(d.stack)-1]].kind
-			i = skipSpace(src, i)
+			f := &d.stack[len(d.stack)-1]
+			top := d.nodes[f.node].kind
+			if top == Object {
+				d.nodes[f.key].end = int32(len(d.nodes))
+			}
+			if i < n && src[i] > ' ' {
+				// the common case: no space after a value
+			} else {
+				i = skipSpace(src, i)
+			}
 			if i >= n {
 				return 0, errAt(src, i, "inside an unclosed "+top.String())
 			}
@@ -294,7 +317,7 @@ func (d *Doc) leaf(k Kind, a, b int) {
 
 // close ends the innermost container at i (just past its bracket).
 func (d *Doc) close(i int) int {
-	top := d.stack[len(d.stack)-1]
+	top := d.stack[len(d.stack)-1].node
 	d.stack = d.stack[:len(d.stack)-1]
 	nd := &d.nodes[top]
 	nd.b = int32(i)
@@ -318,16 +341,24 @@ func (d *Doc) key(src []byte, i int) (int, error) {
 	}
 	k := int32(len(d.nodes))
 	d.nodes = append(d.nodes, node{kind: String, esc: esc, a: int32(i + 1), b: int32(j), end: k + 1})
+	d.stack[len(d.stack)-1].key = k
 	if d.flags&DuplicateKey == 0 {
+		kr := keyRef{node: k}
+		if esc {
+			d.kbuf = unescape(d.kbuf[:0], src[i+1:j])
+			kr.sig, kr.n = signature(d.kbuf, 0, len(d.kbuf)), int32(len(d.kbuf))
+		} else {
+			kr.sig, kr.n = signature(src, i+1, j), int32(j-i-1)
+		}
 		base := d.kbase[len(d.kbase)-1]
 		for _, o := range d.keys[base:] {
-			if d.sameString(o, k) {
+			if o.sig == kr.sig && o.n == kr.n && (kr.n <= 8 || d.sameString(o.node, k)) {
 				d.flags |= DuplicateKey
 				break
 			}
 		}
 		if len(d.keys)-int(base) < maxKeyCheck {
-			d.keys = append(d.keys, k)
+			d.keys = append(d.keys, kr)
 		} else {
 			d.flags |= KeysUnchecked
 		}
@@ -337,6 +368,22 @@ func (d *Doc) key(src []byte, i int) (int, error) {
 		return 0, errAt(src, i, "after an object key (want ':')")
 	}
 	return skipSpace(src, i+1), nil
+}
+
+// signature is the first 8 bytes of b[a:e] as a little-endian word, zero
+// padded: with the length, it tells keys of up to 8 bytes apart exactly.
+func signature(b []byte, a, e int) uint64 {
+	if l := e - a; l < 8 {
+		if a+8 <= len(b) {
+			return binary.LittleEndian.Uint64(b[a:]) & (1<<(8*uint(l)) - 1)
+		}
+		var x uint64
+		for k := e - 1; k >= a; k-- {
+			x = x<<8 | uint64(b[k])
+		}
+		return x
+	}
+	return binary.LittleEndian.Uint64(b[a:])
 }
 
 func (d *Doc) sameString(x, y int32) bool {
@@ -410,7 +457,9 @@ const (
 )
 
 // scanString scans string content starting at i and returns the index of
-// the closing quote and whether the string holds escapes.
+// the closing quote and whether the string holds escapes. It checks the
+// UTF-8 of what it passes over (InvalidUTF8): bytes >= 0x80 stand only in
+// strings, so that is the whole text's check.
 func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
 	n := len(src)
 	esc := false
@@ -465,10 +514,55 @@ func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
 		case c < utf8.RuneSelf:
 			i++ // a false hit from the word test
 		default:
-			d.high = true
-			i++
+			// Runs of multi-byte characters are read here, not one
+			// word-test miss each.
+			for {
+				size := utf8Len(src, i)
+				if size == 0 {
+					d.flags |= InvalidUTF8
+					size = 1
+				}
+				if i += size; i >= n || src[i] < utf8.RuneSelf {
+					break
+				}
+			}
 		}
 	}
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence at src[i] (a byte
+// >= 0x80), or 0: utf8.Valid's rules (no overlong forms, no surrogates,
+// nothing above U+10FFFF).
+func utf8Len(src []byte, i int) int {
+	c := src[i]
+	switch {
+	case c < 0xC2:
+		return 0
+	case c < 0xE0:
+		if i+1 < len(src) && src[i+1]&0xC0 == 0x80 {
+			return 2
+		}
+		return 0
+	case c < 0xF0:
+		if i+2 >= len(src) || src[i+2]&0xC0 != 0x80 {
+			return 0
+		}
+		c1 := src[i+1]
+		if c1&0xC0 != 0x80 || (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) {
+			return 0
+		}
+		return 3
+	case c < 0xF5:
+		if i+3 >= len(src) || src[i+2]&0xC0 != 0x80 || src[i+3]&0xC0 != 0x80 {
+			return 0
+		}
+		c1 := src[i+1]
+		if c1&0xC0 != 0x80 || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90) {
+			return 0
+		}
+		return 4
+	}
+	return 0
 }
 
 func hex4(src []byte, i int) int {
@@ -494,7 +588,20 @@ func hex4(src []byte, i int) int {
 // unescape appends the decoded content of a string (without quotes) to dst.
 // A lone surrogate decodes to U+FFFD, as Go does.
 func unescape(dst, raw []byte) []byte {
+	dst, _ = unescapePrefix(dst, raw, math.MaxInt)
+	return dst
+}
+
+// unescapePrefix is unescape that stops once it has appended at least
+// limit bytes; rest is how many bytes of raw it left. Decoding goes left to
+// right, each step on its own few bytes, so what it appends is the start
+// of what unescape would.
+func unescapePrefix(dst, raw []byte, limit int) (_ []byte, rest int) {
+	start := len(dst)
 	for i := 0; i < len(raw); {
+		if len(dst)-start >= limit {
+			return dst, len(raw) - i
+		}
 		c := raw[i]
 		if c != '\\' {
 			dst = append(dst, c)
@@ -529,5 +636,5 @@ func unescape(dst, raw []byte) []byte {
 		}
 		i += 2
 	}
-	return dst
+	return dst, 0
 }

@@ -49,15 +49,14 @@ func (v Value) Get(key string) Value {
 	end := d.nodes[v.i].end
 	for k := v.i + 1; k < end; {
 		kn := &d.nodes[k]
-		val := k + 1
 		if kn.esc {
 			if string(unescape(nil, d.src[kn.a:kn.b])) == key {
-				return Value{d: d, i: val}
+				return Value{d: d, i: k + 1}
 			}
-		} else if string(d.src[kn.a:kn.b]) == key {
-			return Value{d: d, i: val}
+		} else if int(kn.b-kn.a) == len(key) && string(d.src[kn.a:kn.b]) == key {
+			return Value{d: d, i: k + 1}
 		}
-		k = d.nodes[val].end
+		k = kn.end
 	}
 	return Value{}
 }
@@ -79,11 +78,10 @@ func (v Value) Members(fn func(key string, val Value) bool) {
 	d := v.d
 	end := d.nodes[v.i].end
 	for k := v.i + 1; k < end; {
-		val := k + 1
-		if !fn(Value{d: d, i: k}.Str(), Value{d: d, i: val}) {
+		if !fn(Value{d: d, i: k}.Str(), Value{d: d, i: k + 1}) {
 			return
 		}
-		k = d.nodes[val].end
+		k = d.nodes[k].end
 	}
 }
 
@@ -127,6 +125,20 @@ func (v Value) Str() string {
 	return string(unescape(nil, v.d.src[n.a:n.b]))
 }
 
+// Plain returns a string's text when it holds no escapes (its bytes in the
+// source, which must not be changed); ok is false for any other string or
+// kind.
+func (v Value) Plain() (b []byte, ok bool) {
+	if v.Kind() != String {
+		return nil, false
+	}
+	n := &v.d.nodes[v.i]
+	if n.esc {
+		return nil, false
+	}
+	return v.d.src[n.a:n.b], true
+}
+
 // Is reports whether v is the string s, without allocating when v has no
 // escapes.
 func (v Value) Is(s string) bool {
@@ -140,7 +152,8 @@ func (v Value) Is(s string) bool {
 	return string(unescape(nil, v.d.src[n.a:n.b])) == s
 }
 
-// HasPrefix reports whether v is a string starting with p.
+// HasPrefix reports whether v is a string starting with p. Only as much of
+// the string as p's length is decoded.
 func (v Value) HasPrefix(p string) bool {
 	if v.Kind() != String {
 		return false
@@ -148,9 +161,29 @@ func (v Value) HasPrefix(p string) bool {
 	n := &v.d.nodes[v.i]
 	raw := v.d.src[n.a:n.b]
 	if n.esc {
-		raw = unescape(nil, raw)
+		var buf [64]byte
+		raw, _ = unescapePrefix(buf[:0], raw, len(p))
 	}
 	return len(raw) >= len(p) && string(raw[:len(p)]) == p
+}
+
+// StrPrefix returns at least the first n bytes of a string's decoded text
+// (all of it when shorter), decoding no more than that and a character;
+// whole says it is the whole text. "" and true for any other kind.
+func (v Value) StrPrefix(n int) (s string, whole bool) {
+	if v.Kind() != String {
+		return "", true
+	}
+	nd := &v.d.nodes[v.i]
+	raw := v.d.src[nd.a:nd.b]
+	if !nd.esc {
+		if len(raw) <= n {
+			return string(raw), true
+		}
+		return string(raw[:n]), false
+	}
+	b, rest := unescapePrefix(nil, raw, n)
+	return string(b), rest == 0
 }
 
 // IsEmpty reports whether v is absent, null, "", [] or {}.
