@@ -65,9 +65,10 @@ func (o Origin) String() string {
 // found). There is one golden directory per run: --golden-dir; else, when
 // the cases run without scenarios, the cases directory itself (goldens
 // beside the case files); else the scenarios' (a run of cases beside
-// scenarios must name one directory for both with --golden-dir). Scenarios
-// run beside cases unless --no-scenarios, except the built-in embedded ones:
-// those are tracecheck's own, checked by a plain verify.
+// scenarios must name one directory for both with --golden-dir). With
+// --cases, scenarios run beside the cases only when --scenario-dir names
+// them: the built-in ones (embedded, or the module's working tree) are
+// tracecheck's own, checked by a plain verify.
 type Locations struct {
 	// Root is the tracecheck module's directory; "" outside it.
 	Root string
@@ -205,7 +206,10 @@ func Locate(wd string, d Dirs) (*Locations, error) {
 	case d.NoScenarios:
 		loc.RunScenarios = false
 		loc.ScenarioOrigin = Origin{Kind: OriginNone, Note: NoScenariosFlag}
-	case loc.Cases != "" && so.Kind == OriginEmbedded:
+	case loc.Cases != "" && so.Kind != OriginFlag:
+		// Running a team's cases is what --cases asks for, inside the
+		// tracecheck clone as outside: the built-in scenarios (embedded,
+		// or the clone's own) are tracecheck's, checked by a plain verify.
 		loc.RunScenarios = false
 		loc.ScenarioOrigin = Origin{Kind: OriginNone, Note: "the built-in scenarios are tracecheck's own, checked by a plain verify; " + ScenarioDirFlag + " adds yours"}
 	}

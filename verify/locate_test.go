@@ -42,8 +42,9 @@ func TestLocateOnePlace(t *testing.T) {
 		{"cases only", mod, verify.Dirs{Cases: cases, NoScenarios: true}, false, cases, false, ""},
 		{"cases only, goldens named", mod, verify.Dirs{Cases: cases, NoScenarios: true, Goldens: gdir}, false, gdir, false, ""},
 		{"every directory named", outside, verify.Dirs{Scenarios: sdir, Cases: cases, Goldens: gdir}, true, gdir, false, ""},
-		{"module scenarios, named cases and goldens", mod, verify.Dirs{Cases: cases, Goldens: gdir}, true, gdir, true, ""},
-		{"module scenarios and cases need --golden-dir", mod, verify.Dirs{Cases: cases}, false, "", false, "name one directory for both goldens with --golden-dir, or add --no-scenarios"},
+		{"in the module, named cases and goldens: the cases alone", mod, verify.Dirs{Cases: cases, Goldens: gdir}, false, gdir, false, ""},
+		{"in the module, cases alone, goldens beside them", mod, verify.Dirs{Cases: cases}, false, cases, false, ""},
+		{"module scenarios named beside cases need --golden-dir", mod, verify.Dirs{Scenarios: "scenarios", Cases: cases}, false, "", false, "name one directory for both goldens with --golden-dir, or add --no-scenarios"},
 		{"named scenarios and cases need --golden-dir", outside, verify.Dirs{Scenarios: sdir, Cases: cases}, false, "", false, "--golden-dir"},
 	}
 	for _, tc := range tests {

@@ -42,9 +42,10 @@ type Step struct {
 // the read-only embedded copies, or only results that no write would fix
 // failed (INVALID ones, goldens that could not be written). Pending goldens
 // written by the run are reviewed (tracecheck review); renders that differ
-// are accepted with --update=always, naming the ids when the run was a
-// selection or had failures the update would not fix, so the command given
-// passes as it stands; unreferenced goldens that failed the run are
+// are written as pending goldens with --update=new and then reviewed, as
+// cargo insta's flow goes (never --update=always, which writes goldens
+// unreviewed), naming the ids when the run was a selection or had failures
+// the update would not fix; unreferenced goldens that failed the run are
 // deleted with --unreferenced=delete.
 func (r *Report) NextStep(inv Invocation) (Step, bool) {
 	if r.OK || r.Embedded {
@@ -78,11 +79,23 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 	case len(fixable) > 0:
 		args = append(args, "verify")
 		args = appendDirs(args, inv)
-		args = append(args, "--update=always")
+		args = append(args, "--update=new")
 		if len(inv.IDs) > 0 || unref || other || inv.Part {
 			args = append(args, fixable...)
 		}
-		does = "if the change is intended (it writes the actual traces as the goldens)"
+		review := []string{inv.Program, "review"}
+		if dir := inv.goldenDir(); dir != "" {
+			review = append(review, GoldenDirFlag, dir)
+		}
+		first, ok1 := shellJoin(args)
+		second, ok2 := shellJoin(review)
+		if !ok1 || !ok2 {
+			return Step{}, false
+		}
+		// As cargo insta: write the new renders as pending goldens, then
+		// review each, never goldens overwritten unreviewed.
+		return Step{Command: first + " && " + second,
+			Does: "locally, if the change is intended (the actual traces become pending goldens, <id>.trace.jsonl.new, and review accepts or rejects each)"}, true
 	case unref && !other:
 		args = append(args, "verify")
 		args = appendDirs(args, inv)

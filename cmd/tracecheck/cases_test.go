@@ -282,7 +282,7 @@ func TestCasesUnreferencedAndNextStep(t *testing.T) {
 
 	code, stdout, stderr := runCmd(t, "", "verify", "--cases", dir, "--update=no")
 	if code != exitFailed || !strings.Contains(stdout, "MISSING demo") || !strings.Contains(stdout, "OBSOLETE "+old) ||
-		!strings.HasSuffix(stderr, "run: tracecheck verify --cases "+dir+" --update=always\n") {
+		!strings.HasSuffix(stderr, "run: tracecheck verify --cases "+dir+" --update=new && tracecheck review --golden-dir "+dir+"\n") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = runCmd(t, "", "verify", "--cases", dir, "--update", "--unreferenced=delete", "demo")
@@ -298,6 +298,17 @@ func TestCasesUnreferencedAndNextStep(t *testing.T) {
 	}
 }
 
+// TestCasesInsideTheCloneRunAlone: inside the tracecheck clone, verify
+// --cases DIR runs the team's cases and nothing else (the built-in
+// scenarios only with a plain verify), goldens beside the cases.
+func TestCasesInsideTheCloneRunAlone(t *testing.T) {
+	local(t)
+	code, stdout, stderr := runCmd(t, "", "verify", "--cases", caseDir, "--update=no")
+	if code != exitOK || !strings.Contains(stdout, "scenarios: none (the built-in scenarios are tracecheck's own") || strings.Contains(stdout, "s01-agent-loop") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 func TestCasesUsageErrors(t *testing.T) {
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, "a.json"), []byte(`{"command":{"argv":["x"],"timeout":"soon"},"trace":{"from":"stdout"}}`), 0o644)
@@ -310,11 +321,11 @@ func TestCasesUsageErrors(t *testing.T) {
 		msg  string
 	}{
 		{"--no-scenarios alone", []string{"verify", "--no-scenarios"}, "--no-scenarios goes with --cases DIR"},
-		{"cases beside the module's scenarios", []string{"verify", "--cases", caseDir}, "name one directory for both goldens with --golden-dir, or add --no-scenarios"},
+		{"cases beside named scenarios", []string{"verify", "--cases", caseDir, "--scenario-dir", filepath.Join(repoRoot, "scenarios")}, "name one directory for both goldens with --golden-dir, or add --no-scenarios"},
 		{"a missing directory", []string{"verify", "--cases", filepath.Join(empty, "nope")}, "--cases " + filepath.Join(empty, "nope") + ": no such directory"},
 		{"no case file", []string{"verify", "--cases", empty, "--no-scenarios"}, "holds no case file"},
 		{"a bad case file", []string{"verify", "--cases", bad, "--no-scenarios"}, filepath.Join(bad, "a.json") + ": /command/timeout: "},
-		{"a case named like a scenario", []string{"verify", "--cases", clash, "--golden-dir", empty}, `case "s01-agent-loop" and scenario s01-agent-loop share the name`},
+		{"a case named like a scenario", []string{"verify", "--cases", clash, "--scenario-dir", filepath.Join(repoRoot, "scenarios"), "--golden-dir", empty}, `case "s01-agent-loop" and scenario s01-agent-loop share the name`},
 		{"an unknown id", []string{"verify", "--cases", caseDir, "--no-scenarios", "nope"}, `unknown scenario or case "nope" (known: example-agent, lesson-demo, random-agent)`},
 	}
 	for _, tc := range tests {

@@ -277,7 +277,7 @@ func TestVerifyDriftThenUpdate(t *testing.T) {
 					t.Errorf("report lacks %q:\n%s", want, stdout)
 				}
 			}
-			if want := "run: tracecheck verify --golden-dir " + dir + " --update=always\n"; !strings.HasSuffix(stderr, want) {
+			if want := "run: tracecheck verify --golden-dir " + dir + " --update=new && tracecheck review --golden-dir " + dir + "\n"; !strings.HasSuffix(stderr, want) {
 				t.Errorf("stderr %q does not end with %q", stderr, want)
 			}
 
@@ -327,7 +327,7 @@ func TestVerifyJSON(t *testing.T) {
 	}
 	if rep.OK || rep.GoldenDir != dir || len(rep.Results) != len(builtinIDs(t)) ||
 		rep.Scenarios.Origin != "working-tree" || rep.Goldens.Origin != "flag" || rep.Goldens.Flag != "--golden-dir" || rep.Goldens.Dir != dir ||
-		rep.Next.Command != "tracecheck verify --golden-dir "+dir+" --update=always" {
+		rep.Next.Command != "tracecheck verify --golden-dir "+dir+" --update=new && tracecheck review --golden-dir "+dir {
 		t.Fatalf("report: %+v", rep)
 	}
 	for _, r := range rep.Results {
@@ -699,13 +699,18 @@ func TestVerifyNextStepWorks(t *testing.T) {
 	os.WriteFile(s03, []byte(strings.Replace(mustRead(t, s03), `"hello"`, `"HELLO"`, 1)), 0o644)
 
 	code, _, stderr := runCmd(t, "", "verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update=no")
-	want := "tracecheck verify --scenario-dir '" + sdir + "' --golden-dir " + gdir + " --update=always s03-tool-dispatch"
+	want := "tracecheck verify --scenario-dir '" + sdir + "' --golden-dir " + gdir + " --update=new s03-tool-dispatch && tracecheck review --golden-dir " + gdir
 	if code != exitFailed || !strings.HasSuffix(stderr, "run: "+want+"\n") {
 		t.Fatalf("exit %d stderr %q\nwant it to end with %q", code, stderr, want)
 	}
-	next := []string{"verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update=always", "s03-tool-dispatch"}
-	if code, stdout, _ := runCmd(t, "", next...); code != exitOK {
-		t.Errorf("the next step failed: exit %d\n%s", code, stdout)
+	// The next step as a user takes it: pending goldens written, then
+	// reviewed (accepted here, as a user who meant the change would).
+	next := []string{"verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update=new", "s03-tool-dispatch"}
+	if code, stdout, _ := runCmd(t, "", next...); code != exitFailed || !strings.Contains(stdout, "wrote the pending golden") {
+		t.Errorf("the next step's verify: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, stderr := runCmd(t, "", "review", "--golden-dir", gdir, "--accept"); code != exitOK {
+		t.Errorf("the next step's review: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Only the INVALID one is left: no command would fix it.
 	code, _, stderr = runCmd(t, "", "verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update=no")
