@@ -44,6 +44,9 @@ type Config struct {
 	Subject  subject.Options
 	Seed     int64
 	Fixtures *Fixtures
+	// Takes, when set, limits conform to the criteria of one shard (see
+	// Options.Takes).
+	Takes func(criterionID string) bool
 }
 
 // RunExercise starts the subject, checks ex in RunOrder (stopping at the
@@ -69,7 +72,7 @@ func RunExercise(cfg Config, ex *Exercise, passed map[string]bool) (*Report, err
 func RunConform(cfg Config) (*Report, error) {
 	r := &Report{Command: "conform", Argv: cfg.Argv, Seed: cfg.Seed, Exercises: []ExerciseResult{}}
 	err := withSubject(cfg, r, func(s *subject.Subject, hello *subject.Hello) error {
-		res, err := Conform(s, hello, Options{Seed: cfg.Seed, Fixtures: cfg.Fixtures})
+		res, err := Conform(s, hello, Options{Seed: cfg.Seed, Fixtures: cfg.Fixtures, Takes: cfg.Takes})
 		r.Exercises = res
 		if err == nil && !anyChecked(res) {
 			r.Message = fmt.Sprintf("the subject supports no exercise: its hello lists: %s", listOrNone(hello.Ops))

@@ -47,6 +47,10 @@ type Result struct {
 	// Run holds the command's settings, which every shard of a run
 	// shares (what they are is the command's).
 	Run json.RawMessage `json:"run"`
+	// Part is what the shard says of its own run as a whole, when the
+	// command has something to say (conform: its subject's hello, status,
+	// protocol error and stderr tail).
+	Part json.RawMessage `json:"part,omitempty"`
 }
 
 // Inputs identify the suite: the digest of every item the run knew (see
