@@ -97,7 +97,7 @@ func reaches(imports map[string][]string, a, b string) bool {
 	return walk(a)
 }
 
-// TestDependenciesPointOneWay checks the README's Layout against the
+// TestDependenciesPointOneWay checks the Layout (docs/development.md) against the
 // imports: every arrow "a → b" of its dependency sentence holds (a imports
 // b, directly or not) and never the other way round; nothing imports cmd;
 // journal imports only journal/jsonv, schema and internal/; every package
@@ -120,10 +120,10 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		}
 	}
 
-	readme := mustRead(t, filepath.Join(repoRoot, "README.md"))
+	readme := mustRead(t, filepath.Join(repoRoot, "docs", "development.md"))
 	_, sentence, ok := strings.Cut(readme, "Dependencies point one way")
 	if !ok {
-		t.Fatal("the README has no dependency sentence")
+		t.Fatal("docs/development.md has no dependency sentence")
 	}
 	sentence, _, _ = strings.Cut(sentence, ". Nothing imports")
 	_, sentence, _ = strings.Cut(sentence, ":")

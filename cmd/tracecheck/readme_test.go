@@ -16,18 +16,28 @@ import (
 	"github.com/tracecheck/tracecheck/tracediff/tracedifftest"
 )
 
+// docSection returns the section titled title (a "## " heading) of the
+// README or of the file of docs/ that has it, up to the next such heading.
+func docSection(tb testing.TB, title string) string {
+	tb.Helper()
+	files, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	for _, f := range append([]string{filepath.Join(repoRoot, "README.md")}, files...) {
+		if _, sec, ok := strings.Cut(mustRead(tb, f), "\n## "+title+"\n"); ok {
+			if i := strings.Index(sec, "\n## "); i >= 0 {
+				sec = sec[:i]
+			}
+			return sec
+		}
+	}
+	tb.Fatalf("neither README.md nor docs/ has a section %q", title)
+	return ""
+}
+
 // readmeSection returns the fenced blocks (info string and text) of the
-// README section titled title.
+// section titled title (README.md or docs/, see docSection).
 func readmeSection(tb testing.TB, title string) [][2]string {
 	tb.Helper()
-	readme := mustRead(tb, filepath.Join(repoRoot, "README.md"))
-	_, sec, ok := strings.Cut(readme, "\n## "+title+"\n")
-	if !ok {
-		tb.Fatalf("README.md has no section %q", title)
-	}
-	if i := strings.Index(sec, "\n## "); i >= 0 {
-		sec = sec[:i]
-	}
+	sec := docSection(tb, title)
 	var out [][2]string
 	for _, m := range regexp.MustCompile("(?s)```([a-z]*)\n(.*?)```").FindAllStringSubmatch(sec, -1) {
 		out = append(out, [2]string{m[1], m[2]})
@@ -66,7 +76,9 @@ func TestReadmeCIWalkthrough(t *testing.T) {
 		{"tracecheck review --golden-dir ci/cases --accept", 0},
 		{`git commit -am "my-agent: the golden after the change"`, 0},
 	}
-	const install = "go install " + golden.ModulePath + "/cmd/tracecheck@latest"
+	// The module is not published yet: the docs install from a clone, in
+	// the clone, and the test does exactly that below.
+	const install = "go install ./cmd/tracecheck"
 
 	blocks := readmeSection(t, "Use tracecheck in your agent's CI")
 	var caseFile, workflow string
@@ -95,7 +107,7 @@ func TestReadmeCIWalkthrough(t *testing.T) {
 		t.Fatalf("the README's commands are not the walkthrough's (-test +README):\n%s", d)
 	}
 	ghStep := "tracecheck verify --cases ci/cases --format github --artifacts tracecheck-artifacts"
-	if !strings.Contains(workflow, "- run: "+install+"\n") || !strings.Contains(workflow, "- run: "+ghStep+"\n") {
+	if !strings.Contains(workflow, "- run: "+install+"\n        working-directory: .tracecheck\n") || !strings.Contains(workflow, "- run: "+ghStep+"\n") {
 		t.Fatalf("the workflow lacks the install or the verify step:\n%s", workflow)
 	}
 	if gomod := mustRead(t, filepath.Join(repoRoot, "go.mod")); !strings.HasPrefix(gomod, "module "+golden.ModulePath+"\n") {
@@ -187,9 +199,7 @@ func TestReadmeCIWalkthrough(t *testing.T) {
 // spell out subcommands spell all of them, and its Layout lists every
 // top-level directory of the repository (and no other).
 func TestReadmeCommandsAndLayout(t *testing.T) {
-	readme := mustRead(t, filepath.Join(repoRoot, "README.md"))
-	_, table, _ := strings.Cut(readme, "\n## Commands\n")
-	table, _, _ = strings.Cut(table, "\n## ")
+	table := docSection(t, "Commands")
 	rows := map[string]string{}
 	for _, m := range regexp.MustCompile("(?m)^\\| `tracecheck ([a-z]+)([^`]*)` \\|").FindAllStringSubmatch(table, -1) {
 		rows[m[1]] = m[2]
@@ -213,8 +223,7 @@ func TestReadmeCommandsAndLayout(t *testing.T) {
 		}
 	}
 
-	_, layout, _ := strings.Cut(readme, "\n## Layout\n")
-	layout, _, _ = strings.Cut(layout, "\n## ")
+	layout := docSection(t, "Layout")
 	listed := map[string]bool{}
 	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z0-9_]*)/`).FindAllStringSubmatch(layout, -1) {
 		listed[m[1]] = true
@@ -234,5 +243,30 @@ func TestReadmeCommandsAndLayout(t *testing.T) {
 	}
 	for name := range listed {
 		t.Errorf("the Layout lists %s/, which does not exist", name)
+	}
+}
+
+// TestReadmeIsAFrontDoor: the README starts with the two set-up commands,
+// stays short (the specification is in docs/), shows the three paths, and
+// every file of docs/ is in the docs index.
+func TestReadmeIsAFrontDoor(t *testing.T) {
+	readme := mustRead(t, filepath.Join(repoRoot, "README.md"))
+	if !strings.HasPrefix(readme, "# tracecheck\n\n```sh\ngo build -o bin/tracecheck ./cmd/tracecheck && ./bin/tracecheck verify\ngo test ./...\n```\n") {
+		t.Errorf("the README does not start with the two set-up commands")
+	}
+	if n := strings.Count(readme, "\n"); n > 160 {
+		t.Errorf("the README has %d lines: a front door is about 150 (move the detail to docs/)", n)
+	}
+	for _, path := range []string{"## Check your agent in CI", "## Learn: the s07 exercises", "## Check a real agent's logs", "docs/README.md"} {
+		if !strings.Contains(readme, path) {
+			t.Errorf("the README lacks %q", path)
+		}
+	}
+	index := mustRead(t, filepath.Join(repoRoot, "docs", "README.md"))
+	files, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	for _, f := range files {
+		if b := filepath.Base(f); b != "README.md" && !strings.Contains(index, "]("+b+")") {
+			t.Errorf("docs/README.md does not list %s", b)
+		}
 	}
 }
