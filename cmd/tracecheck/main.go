@@ -64,6 +64,7 @@ func commands() []command {
 		{"list", "list the built-in scenarios", runList},
 		{"render", "print the trace a scenario renders and the expectations it would need", runRender},
 		{"review", "accept or reject the pending goldens verify wrote", runReview},
+		{"merge", "put the --result files of a run's shards together: the whole run's report and status", runMerge},
 		{"session", "append to, resume, check and checkpoint durable session stores", runSession},
 		{"view", "write a self-contained HTML page of traces, or of a golden and its drift", runView},
 		{"exercise", "the learners' exercises A-F and R, checked on a program in any language", runExercise},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,13 +18,14 @@ import (
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/scenarios"
+	"github.com/tracecheck/tracecheck/shard"
 	"github.com/tracecheck/tracecheck/verify"
 	"github.com/tracecheck/tracecheck/view"
 )
 
 const verifyUsage = "verify [ID...] [--scenario-dir DIR] [--cases DIR] [--no-scenarios] [--golden-dir DIR]\n" +
 	"                  [--update[=auto|new|always|no]] [--unreferenced=warn|reject|delete] [--artifacts DIR]\n" +
-	"                  [--format text|json|junit|github] [--prune]"
+	"                  [--format text|json|junit|github] [--shard K/N] [--result FILE] [--verbose] [--prune]"
 
 func verifyHelp() string {
 	return `Render each scenario (all when no ID is given) with the scripted model, validate the
@@ -85,7 +87,15 @@ directory in use.
 when both are kept, a side-by-side diff page of the two (<id>.diff.html), for CI
 to upload. --format junit writes JUnit XML (one testcase per scenario or case
 trace); --format github writes GitHub Actions annotations, one on the golden's
-line of each differing event.`
+line of each differing event.
+
+--shard K/N runs only the scenarios and cases whose id hashes to shard K of N
+(a case with all its subjects), so that N jobs of a CI matrix split the suite;
+stderr says how many it took (-v: which). --result FILE writes the shard's whole
+result as JSON (schema/result.schema.json; without --shard, shard 1/1), and
+'tracecheck merge' of every shard's file prints the report and exit status of
+the run without --shard. A shard, or a run with --result, never decides on
+unreferenced goldens (it sees only its part): merge does. See docs/sharding.md.`
 }
 
 func runVerify(e *env, args []string) int {
@@ -100,9 +110,14 @@ func runVerify(e *env, args []string) int {
 	prune := fs.Bool("prune", false, "deprecated: the same as --unreferenced=delete")
 	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario or case that differed, and a side-by-side diff page <id>.diff.html, in `DIR` (created when missing)")
 	format := formatFlag(fs, verify.Formats()...)
+	sf := addShardFlags(fs, "scenarios and cases")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
+	if msg := sf.checkResult(); msg != "" {
+		return usageError(e, "verify", "%s", msg)
+	}
+	spec, part := sf.part()
 	mode, err := verify.ParseUpdateMode(*update)
 	if err != nil {
 		return usageError(e, "verify", "%v", err)
@@ -178,8 +193,32 @@ func runVerify(e *env, args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	subjects := append(verify.ScenarioSubjects(selected), verify.CaseSubjects(ctx, selCases)...)
-	rep := verify.Run(subjects, store, verify.Options{
+	items := append(verify.ScenarioItems(loc.Scenarios, selected), verify.CaseItems(ctx, selCases)...)
+	var res *shard.Result
+	taken := items
+	if part {
+		known := all
+		if !loc.RunScenarios {
+			known = nil
+		}
+		d, err := verify.Digest(append(verify.ScenarioItems(loc.Scenarios, known), verify.CaseItems(ctx, cs)...))
+		if err != nil {
+			errorLine(e, "verify", err)
+			return exitUsage
+		}
+		if res, err = shard.New(shard.Verify, buildVersion(), spec, d, verify.Plan(items), nil); err != nil {
+			errorLine(e, "verify", err)
+			return exitFailed
+		}
+		taken = nil
+		for _, it := range items {
+			if spec.Takes(it.ID) {
+				taken = append(taken, it)
+			}
+		}
+		sf.announce(e, "verify", "scenarios and cases", spec, res.Taken(), len(items))
+	}
+	opts := verify.Options{
 		Update:       mode,
 		CI:           ci,
 		Unreferenced: unrefMode,
@@ -188,14 +227,28 @@ func runVerify(e *env, args []string) int {
 		Artifacts:    *artifacts,
 		DiffPage:     view.WriteDiffFile,
 		Notes:        notes(e.stderr, "verify"),
-	})
+	}
+	if part {
+		opts.Shard = spec.String()
+	}
+	rep := verify.Run(verify.Subjects(taken), store, opts)
 	rep.Scenarios, rep.Goldens = &loc.ScenarioOrigin, &loc.GoldenOrigin
 	if loc.Cases != "" {
 		rep.Cases = &loc.CaseOrigin
 	}
-	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, Cases: *casesDir, NoScenarios: *noScenarios, IDs: ids}
+	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, Cases: *casesDir, NoScenarios: *noScenarios, IDs: ids, Part: part}
 	if step, ok := rep.NextStep(inv); ok {
 		rep.Next = &step
+	}
+	if res != nil {
+		res.Run, err = json.Marshal(verify.SettingsOf(rep, opts, inv))
+		if err == nil {
+			err = verify.AddResults(res, taken, rep, store)
+		}
+		if err != nil {
+			errorLine(e, "verify", err)
+			return exitFailed
+		}
 	}
 	root := os.Getenv("GITHUB_WORKSPACE")
 	if root == "" {
@@ -205,7 +258,10 @@ func runVerify(e *env, args []string) int {
 		errorLine(e, "verify", err)
 		return exitFailed
 	}
-	verifyNotes(e, rep, unrefExplicit, *artifacts)
+	verifyNotes(e, "verify", rep, unrefExplicit, *artifacts)
+	if res != nil && !sf.writeResult(e, "verify", res) {
+		return exitFailed
+	}
 	if !rep.OK {
 		return exitFailed
 	}
@@ -215,23 +271,23 @@ func runVerify(e *env, args []string) int {
 // verifyNotes says on stderr what the report's lines do not: a check that
 // was asked for and could not run, what CI changed, where artifacts are,
 // and the next step.
-func verifyNotes(e *env, rep *verify.Report, unrefExplicit bool, artifacts string) {
+func verifyNotes(e *env, cmd string, rep *verify.Report, unrefExplicit bool, artifacts string) {
 	u := rep.Unreferenced
 	if !u.Checked && unrefExplicit {
-		fmt.Fprintf(e.stderr, "%s verify: --unreferenced=%s did nothing: %s\n", programName, u.Mode, u.Skipped)
+		fmt.Fprintf(e.stderr, "%s %s: --unreferenced=%s did nothing: %s\n", programName, cmd, u.Mode, u.Skipped)
 	}
 	if rep.CI && rep.Update == verify.UpdateAuto && !rep.OK {
-		fmt.Fprintf(e.stderr, "%s verify: in CI --update=auto writes nothing: a golden that differs or is missing fails the run\n", programName)
+		fmt.Fprintf(e.stderr, "%s %s: in CI --update=auto writes nothing: a golden that differs or is missing fails the run\n", programName, cmd)
 	}
 	if artifacts != "" {
 		n := 0
 		for _, r := range rep.Results {
 			n += len(r.Artifacts)
 		}
-		fmt.Fprintf(e.stderr, "%s verify: --artifacts: kept %d file(s) in %s\n", programName, n, textsafe.Quote(artifacts))
+		fmt.Fprintf(e.stderr, "%s %s: --artifacts: kept %d file(s) in %s\n", programName, cmd, n, textsafe.Quote(artifacts))
 	}
 	if rep.Next != nil {
-		fmt.Fprintf(e.stderr, "%s verify: %s, run: %s\n", programName, rep.Next.Does, rep.Next.Command)
+		fmt.Fprintf(e.stderr, "%s %s: %s, run: %s\n", programName, cmd, rep.Next.Does, rep.Next.Command)
 	}
 }
 
