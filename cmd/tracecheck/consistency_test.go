@@ -401,3 +401,13 @@ func TestConsistencyJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpShowsBooleanFlagsPlainly: no --help shows pflag's
+// "[=true|false]" after a boolean flag.
+func TestHelpShowsBooleanFlagsPlainly(t *testing.T) {
+	for _, path := range leafPaths() {
+		if help := helpOf(t, path); strings.Contains(help, "[=true|false]") {
+			t.Errorf("%s --help shows [=true|false]", strings.Join(path, " "))
+		}
+	}
+}

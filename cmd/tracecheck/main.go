@@ -247,10 +247,17 @@ func newFlags(e *env, name, usageLine, description string) *pflag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: %s %s\n\n%s\n", programName, usageLine, description)
 		if fs.HasFlags() {
-			fmt.Fprintf(fs.Output(), "\nFlags:\n%s", fs.FlagUsages())
+			fmt.Fprintf(fs.Output(), "\nFlags:\n%s", plainBools(fs.FlagUsages()))
 		}
 	}
 	return fs
+}
+
+// plainBools drops pflag's "[=true|false]" after boolean flags (spaces
+// keep the columns): --accept is shown as users type it (--accept=false
+// still parses).
+func plainBools(usages string) string {
+	return strings.ReplaceAll(usages, "[=true|false]", "             ")
 }
 
 // parseFlags parses args; it returns (exit code, false) when the command
