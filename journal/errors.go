@@ -43,6 +43,9 @@ const (
 	TooManyErrors Code = "TOO_MANY_ERRORS"
 	// ReadFailed: the underlying reader failed.
 	ReadFailed Code = "READ_FAILED"
+	// PayloadSchema: the payload does not match the payload schema of its
+	// event type (ValidateOptions.Payload; validate --strict-payloads).
+	PayloadSchema Code = "PAYLOAD_SCHEMA"
 )
 
 // JSON syntax codes are those of package jsonv (INVALID_JSON,

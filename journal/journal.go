@@ -27,8 +27,10 @@ package journal
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/schema"
 )
 
 // Journal is a validated, single-run event sequence. It is immutable: the
@@ -147,12 +149,58 @@ func Validate(r io.Reader, file string) []*Error {
 	return validate(r, file, newRunGroups())
 }
 
+// ValidateOptions add checks to what Validate does.
+type ValidateOptions struct {
+	// Payload, when set, also checks the payload of every event whose
+	// envelope is valid (schema.CheckPayload checks it against the payload
+	// schema of its type: validate --strict-payloads). What it finds is one
+	// PayloadSchema error per event, on the event's line, before any
+	// invariant problem of that line.
+	Payload PayloadCheck
+}
+
+// PayloadCheck checks one event's payload: typ is the event's type,
+// payload the payload as written (valid JSON, an object). It returns the
+// violations found, pointers relative to the payload ("" is the payload
+// itself). It is called from several goroutines at once.
+type PayloadCheck func(typ string, payload []byte) []schema.Violation
+
+// ValidateWith is Validate with the checks opt adds.
+func ValidateWith(r io.Reader, file string, opt ValidateOptions) []*Error {
+	return validateWith(r, file, newRunGroups(), opt)
+}
+
+// payloadError is the PayloadSchema error of event e whose payload is
+// payload, or nil when check finds nothing wrong: the first violation's
+// pointer under /payload, every violation in the message (the others with
+// their pointers), as a SCHEMA error lists the envelope's.
+func payloadError(e *Event, payload []byte, check PayloadCheck) *Error {
+	vs := check(e.Type, payload)
+	if len(vs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(vs))
+	for i, v := range vs {
+		if i == 0 {
+			msgs[i] = v.Message
+			continue
+		}
+		msgs[i] = "/payload" + v.Pointer + ": " + v.Message
+	}
+	return &Error{EventID: strings.Clone(e.EventID), Code: PayloadSchema, Pointer: "/payload" + vs[0].Pointer,
+		Msg: strings.Clone(e.Type) + " payload: " + strings.Join(msgs, "; ")}
+}
+
 func validate(r io.Reader, file string, groups *runGroups) []*Error {
+	return validateWith(r, file, groups, ValidateOptions{})
+}
+
+func validateWith(r io.Reader, file string, groups *runGroups, opt ValidateOptions) []*Error {
 	var errs []*Error
 	defer groups.close()
 	n := 0
 	undecoded := 0 // lines that failed before the invariants could see them
-	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true}, func(b *batch) bool {
+	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true, payloadCheck: opt.Payload}, func(b *batch) bool {
 		for i, l := range b.lines {
 			res := &b.res[i]
 			n++
@@ -171,12 +219,22 @@ func validate(r io.Reader, file string, groups *runGroups) []*Error {
 				undecoded++
 				continue
 			}
+			if res.perr != nil {
+				res.perr.File, res.perr.Line = file, l.num
+				errs = append(errs, res.perr)
+			}
 			ev := &res.ev
 			want, cerr := groups.check(ev)
 			if cerr != nil && undecoded > 0 && isCascade(cerr.Code, ev.Sequence, want, undecoded) {
 				// An earlier line was already reported as undecodable; a gap
 				// or a missing parent it explains would only repeat it.
 				cerr = nil
+			}
+			if cerr != nil && len(errs) >= MaxErrors {
+				// The line's payload problem was the last one there is room for.
+				errs = append(errs, &Error{File: file, Line: l.num, Code: TooManyErrors,
+					Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", MaxErrors)})
+				return false
 			}
 			if cerr != nil {
 				cerr.File, cerr.Line = file, l.num

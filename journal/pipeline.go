@@ -100,6 +100,7 @@ type lineResult struct {
 	val    jsonv.Value // modeFull
 	ca, cb int         // modeLean: canonical bytes are canon[ca:cb]
 	pa, pb int         // modeLean: the payload as written is buf[pa:pb]
+	perr   *Error      // modeLean: what pipeConfig.payloadCheck found wrong with the payload
 }
 
 type batch struct {
@@ -136,6 +137,9 @@ type pipeConfig struct {
 	firstLine  int    // line number of the input's first line, minus one
 	offset     int64  // byte offset of the input's first byte
 	run        string // single-run passes: deliver only this run's events (StreamOptions.RunID)
+	// payloadCheck, when set, checks the payload of each line whose
+	// envelope is valid (modeLean; ValidateOptions.Payload), in the workers.
+	payloadCheck PayloadCheck
 }
 
 // runPipeline streams r through the workers and hands each batch, in input
@@ -312,6 +316,9 @@ func (b *batch) process(s *lineScanner, cfg *pipeConfig) {
 			res.pa, res.pb = spanIn(b.buf, l.a, raw, payload)
 		}
 		res.cb = len(b.canon)
+		if cfg.payloadCheck != nil {
+			res.perr = payloadError(&res.ev, b.buf[res.pa:res.pb], cfg.payloadCheck)
+		}
 	}
 }
 

@@ -5,6 +5,11 @@
 // github.com/santhosh-tekuri/jsonschema/v5 with format assertions on, so
 // "date-time" is enforced; every rejection is reported as a Violation with
 // the JSON pointer of the failing field.
+//
+// payloads.schema.json adds optional per-type payload schemas (see
+// payload.go): the envelope schema asks only that a payload be an object;
+// tracecheck validate --strict-payloads checks each payload whose event
+// type has one against it.
 package schema
 
 import (

@@ -18,6 +18,7 @@ import (
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/reducer"
+	"github.com/tracecheck/tracecheck/schema"
 )
 
 // openInput opens FILE, or standard input for "-". The name is what error
@@ -67,7 +68,7 @@ func inputError(path string, err error) error {
 }
 
 func runValidate(e *env, args []string) int {
-	fs := newFlags(e, "validate", "validate FILE... [--format text|json|junit|github] [-q]",
+	fs := newFlags(e, "validate", "validate FILE... [--format text|json|junit|github] [-q] [--strict-payloads]",
 		"Check each Trace JSONL file: every line against the Trace 0.1.0 schema, then the\n"+
 			"journal invariants of each run (session_id + provenance.run_id) in it. A file\n"+
 			"may hold several runs: each is checked on its own, so a second session or run\n"+
@@ -79,8 +80,14 @@ func runValidate(e *env, args []string) int {
 			"testcase per file, each problem in its failure text; github prints a GitHub\n"+
 			"Actions annotation (::error file=FILE,line=LINE::...) per problem. '-' reads\n"+
 			"standard input, once. Exit 0 when every file is valid, 1 when any is not, 2 on\n"+
-			"usage errors (a missing file included).")
+			"usage errors (a missing file included).\n\n"+
+			"--strict-payloads also checks each event whose type has a payload schema\n"+
+			"(schema/payloads.schema.json, documented in docs/payloads.md) against it: a\n"+
+			"payload that does not match is a PAYLOAD_SCHEMA problem at the pointer of the\n"+
+			"failing member under /payload (a missing member's own pointer). Without it a\n"+
+			"payload need only be an object.")
 	quiet := fs.BoolP("quiet", "q", false, "text format: print nothing for valid files")
+	strict := fs.Bool("strict-payloads", false, "also check each payload against its event type's payload schema")
 	format := formatFlag(fs, "text", "json", "junit", "github")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -102,7 +109,11 @@ func runValidate(e *env, args []string) int {
 			results = append(results, fileResult{File: name, Error: msg, Problems: []problem{}})
 			continue
 		}
-		errs := journal.Validate(r, name)
+		var opt journal.ValidateOptions
+		if *strict {
+			opt.Payload = schema.CheckPayload
+		}
+		errs := journal.ValidateWith(r, name, opt)
 		r.Close()
 		res := fileResult{File: name, OK: len(errs) == 0, Problems: make([]problem, 0, len(errs)), errs: errs}
 		for _, verr := range errs {
