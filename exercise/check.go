@@ -61,6 +61,25 @@ func (k *conn) expect(view func(jsonv.Value) jsonv.Value, op string, fields ...j
 	return got, k.compare(got, want, view)
 }
 
+// expectCode is expect (comparing whole responses) for a request whose
+// refusal is the answer a criterion is about: an expected refusal passes
+// only with its code. A refusal without a code is what a subject that does
+// not implement the op answers to everything; accepting it would let such
+// a subject pass the criterion.
+func (k *conn) expectCode(op string, fields ...jsonv.Member) (*subject.Response, error) {
+	got, want, err := k.exchange(op, fields...)
+	if err != nil {
+		return nil, err
+	}
+	if !member(want, "ok").IsTrue() && !got.OK && got.Error.Code == "" {
+		we := member(want, "error")
+		code, msg := member(we, "code").Text(), member(we, "message").Text()
+		return got, k.failf(got, "/error/code", quote(code), Absent,
+			"a refusal without a code (the subject said: %s); op %s must refuse this request with %s (tracecheck says: %s), not with just any error", got.Error.Message, op, code, msg)
+	}
+	return got, k.compare(got, want, nil)
+}
+
 // compare judges got against the oracle's response want. An expected
 // error needs an error (with the same code when the subject gives one); an
 // expected success needs a success whose view equals want's.

@@ -55,7 +55,9 @@ far, every run in order ([] when the store has no such session). Answer
              sort_keys=True)).
 
 An empty session is the error NOT_FOUND (nothing is created); a run_id the
-session already holds is RUN_EXISTS.`,
+session already holds is RUN_EXISTS. These two refusals must carry their
+code: a refusal without one does not pass (it is what an op answers that is
+not written yet).`,
 		Ops: []string{"resume"},
 		Criteria: []*Criterion{
 			{
@@ -126,21 +128,23 @@ next resume finds nothing to repair (rebuild from the file every time; keep no c
 			},
 			{
 				Name:   "rejects-unknown-session",
-				Accept: "resuming a session the store does not hold is refused (NOT_FOUND) and creates nothing",
-				Hint: `No events means no such session: refuse (NOT_FOUND) instead of silently starting a new
-one, which would lose the conversation the user thinks they continue.`,
+				Accept: "resuming a session the store does not hold is refused with the code NOT_FOUND and creates nothing",
+				Hint: `No events means no such session: refuse with the code NOT_FOUND instead of silently
+starting a new one, which would lose the conversation the user thinks they continue. The
+code is required: an error without one does not pass.`,
 				Cases: func(g *Gen) []Case {
 					id := "session-unknown-" + g.hex(6)
 					return []Case{{Name: "no events for " + id, Run: func(k *conn) error {
-						_, err := k.expect(nil, "resume", resumeFields(id, nil, "run-"+g.hex(6), "hello")...)
+						_, err := k.expectCode("resume", resumeFields(id, nil, "run-"+g.hex(6), "hello")...)
 						return err
 					}}}
 				},
 			},
 			{
 				Name:   "rejects-reused-run-id",
-				Accept: "a run_id the session already holds is refused (RUN_EXISTS)",
-				Hint:   `A resumed run is a new run: its run_id must not be one of the session's.`,
+				Accept: "a run_id the session already holds is refused with the code RUN_EXISTS",
+				Hint: `A resumed run is a new run: its run_id must not be one of the session's. Refuse with
+the code RUN_EXISTS (required: an error without a code does not pass).`,
 				Cases: func(g *Gen) []Case {
 					var cs []Case
 					all := completeSessions(g)
@@ -148,7 +152,7 @@ one, which would lose the conversation the user thinks they continue.`,
 						events := t.Events
 						run := runID(events[len(events)-1])
 						cs = append(cs, Case{Name: fmt.Sprintf("%s with run_id %s again", t.Name, run), Run: func(k *conn) error {
-							_, err := k.expect(nil, "resume", resumeFields(sessionOf(events), events, run, "again "+strconv.Itoa(i))...)
+							_, err := k.expectCode("resume", resumeFields(sessionOf(events), events, run, "again "+strconv.Itoa(i))...)
 							return err
 						}})
 					}

@@ -104,6 +104,11 @@ func requireStarterFails(tb testing.TB, res []ExerciseResult) {
 		if !strings.Contains(f.Failure.Message, "not implemented yet") {
 			tb.Errorf("%s: %s failed with %q, want the starter's TODO answer", ex.ID, f.ID, f.Failure.Message)
 		}
+		// Resume not written yet scores nothing, refusals included: R's
+		// refusals pass only with their code.
+		if ex.ID == "R" && ex.Passed() != 0 {
+			tb.Errorf("R: %d criteria pass on the starter, want 0", ex.Passed())
+		}
 	}
 }
 

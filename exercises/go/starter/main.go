@@ -87,7 +87,9 @@ func opReplayFromCheckpoint(req obj) (obj, error) {
 
 // Exercise R. req["session_id"], req["events"], req["run_id"],
 // req["message"]. Return obj{"appended": [...], "history": [...]}, or refuse
-// with NOT_FOUND for a session without events.
+// with NOT_FOUND for a session without events and RUN_EXISTS for a run_id
+// the session already holds (these codes are required: a refusal without
+// its code does not pass).
 func opResume(req obj) (obj, error) {
 	// TODO(exercise R): repair interrupted tool calls, append the new run, rebuild the history.
 	return nil, errors.New("not implemented yet: exercise R, op resume (see: tracecheck exercise show R)")

@@ -100,8 +100,10 @@ def op_replay_from_checkpoint(req):
 def op_resume(req):
     """Exercise R. req["session_id"], req["events"], req["run_id"], req["message"].
 
-    Return {"appended": [events], "history": [messages]}; raise OpError
-    (NOT_FOUND) for a session without events.
+    Return {"appended": [events], "history": [messages]}; raise
+    OpError(..., "NOT_FOUND") for a session without events and
+    OpError(..., "RUN_EXISTS") for a run_id the session already holds (these
+    codes are required: a refusal without its code does not pass).
     """
     # TODO(exercise R): repair interrupted tool calls, append the new run, rebuild the history.
     raise NotImplementedError("exercise R: op resume (see: tracecheck exercise show R)")
