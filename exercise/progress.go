@@ -144,10 +144,18 @@ func (p *Progress) Count(ex *Exercise) int {
 }
 
 // Next returns the first exercise that is not done, or nil.
-func (p *Progress) Next() *Exercise {
+func (p *Progress) Next() *Exercise { return p.NextThrough(nil) }
+
+// NextThrough returns the first exercise that is not done among the
+// catalogue's exercises up to and including last (every exercise when
+// last is nil), or nil when they are all done.
+func (p *Progress) NextThrough(last *Exercise) *Exercise {
 	for _, ex := range Catalog() {
 		if ep := p.Exercises[ex.ID]; ep == nil || !ep.Done {
 			return ex
+		}
+		if last != nil && ex.ID == last.ID {
+			return nil
 		}
 	}
 	return nil

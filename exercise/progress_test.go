@@ -74,3 +74,34 @@ func TestBadProgressFileIsLeftAlone(t *testing.T) {
 		}
 	}
 }
+
+// NextThrough stops at its last exercise: with A-F done, the next through F
+// is none while the next of all is R; an exercise not done before it comes
+// first.
+func TestProgressNextThrough(t *testing.T) {
+	p := &Progress{Version: progressVersion, Exercises: map[string]*ExerciseProgress{}}
+	f, err := Find("F")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range Catalog() {
+		if ex.ID == "R" {
+			break
+		}
+		p.Exercises[ex.ID] = &ExerciseProgress{Done: true}
+	}
+	if next := p.NextThrough(f); next != nil {
+		t.Errorf("A-F done: next through F is %s, want none", next.ID)
+	}
+	if next := p.Next(); next == nil || next.ID != "R" {
+		t.Errorf("A-F done: next is %v, want R", next)
+	}
+	p.Exercises["C"].Done = false
+	if next := p.NextThrough(f); next == nil || next.ID != "C" {
+		t.Errorf("C not done: next through F is %v, want C", next)
+	}
+	a, _ := Find("A")
+	if next := p.NextThrough(a); next != nil {
+		t.Errorf("A done: next through A is %s, want none", next.ID)
+	}
+}

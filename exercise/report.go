@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/internal/cireport"
@@ -51,17 +52,56 @@ func summarizeRequest(req jsonv.Value) string {
 	return clip(string(jsonv.Obj(ms...).AppendJSON(nil)), requestLimit)
 }
 
+// wholeRequest is a request as one line of JSON that is safe on a
+// terminal: the characters textsafe would escape (controls, bidirectional
+// and invisible formatting characters; in JSON they can only be inside
+// strings) are written as \u escapes, so that the line still holds the
+// very request and can be given to the subject as it is.
+func wholeRequest(req jsonv.Value) string {
+	raw := string(req.AppendJSON(nil))
+	if textsafe.Displayable(raw) {
+		return raw
+	}
+	var b strings.Builder
+	for _, r := range raw {
+		if r != utf8.RuneError && textsafe.Displayable(string(r)) {
+			b.WriteRune(r)
+			continue
+		}
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+		} else {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+// TextOptions change the text report.
+type TextOptions struct {
+	// WholeRequests shows each failure's whole request (wholeRequest)
+	// instead of a summary whose event lists are shortened to their
+	// length and first and last ids.
+	WholeRequests bool
+	// WholeRequestFlag, when set, is the flag named after a shortened
+	// request as the way to see it whole ("--show-request").
+	WholeRequestFlag string
+}
+
 // WriteText writes the report for a person: each exercise's criteria, the
 // detail of each failure with its hint, and what to do next. rerun is the
 // command line that repeats the run with the same cases.
-func (r *Report) WriteText(w io.Writer, rerun string) {
+func (r *Report) WriteText(w io.Writer, rerun string) { r.WriteTextOptions(w, rerun, TextOptions{}) }
+
+// WriteTextOptions is WriteText with options.
+func (r *Report) WriteTextOptions(w io.Writer, rerun string, opts TextOptions) {
 	fmt.Fprintf(w, "%s, seed %d, subject %s\n", r.Command, r.Seed, r.subjectName())
 	if r.Command == "conform" {
 		r.writeTable(w)
 	}
 	for _, ex := range r.Exercises {
 		if r.Command != "conform" || ex.Status == Fail {
-			writeExercise(w, ex, r.Command == "conform")
+			writeExercise(w, ex, r.Command == "conform", opts)
 		}
 	}
 	if len(r.Stderr) > 0 && r.Status == Fail {
@@ -134,7 +174,7 @@ func (r *Report) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "%d of %d exercises pass, %d fail, %d skipped\n", pass, len(r.Exercises), fail, skip)
 }
 
-func writeExercise(w io.Writer, ex ExerciseResult, onlyFailures bool) {
+func writeExercise(w io.Writer, ex ExerciseResult, onlyFailures bool, opts TextOptions) {
 	if !onlyFailures {
 		fmt.Fprintf(w, "exercise %s: %s\n", ex.ID, ex.Title)
 	}
@@ -158,7 +198,7 @@ func writeExercise(w io.Writer, ex ExerciseResult, onlyFailures bool) {
 		}
 		fmt.Fprintln(w)
 		if c.Status == Fail {
-			writeFailure(w, c)
+			writeFailure(w, c, opts)
 		}
 	}
 	if !onlyFailures && ex.Status != Skipped {
@@ -166,11 +206,18 @@ func writeExercise(w io.Writer, ex ExerciseResult, onlyFailures bool) {
 	}
 }
 
-func writeFailure(w io.Writer, c CriterionResult) {
+func writeFailure(w io.Writer, c CriterionResult, opts TextOptions) {
 	f := c.Failure
 	fmt.Fprintf(w, "       criterion: %s\n", c.Accept)
 	fmt.Fprintf(w, "       case:      %s\n", textsafe.Escape(f.Case))
-	fmt.Fprintf(w, "       request:   %s\n", textsafe.Escape(summarizeRequest(f.Request)))
+	switch req := summarizeRequest(f.Request); {
+	case opts.WholeRequests:
+		fmt.Fprintf(w, "       request:   %s\n", wholeRequest(f.Request))
+	case opts.WholeRequestFlag != "" && req != string(f.Request.AppendJSON(nil)):
+		fmt.Fprintf(w, "       request:   %s (shortened; %s shows it whole)\n", textsafe.Escape(req), opts.WholeRequestFlag)
+	default:
+		fmt.Fprintf(w, "       request:   %s\n", textsafe.Escape(req))
+	}
 	fmt.Fprintf(w, "       at %s: expected %s, actual %s\n", textsafe.Escape(f.Pointer), textsafe.Escape(f.Expected), textsafe.Escape(f.Actual))
 	fmt.Fprintf(w, "       %s\n", textsafe.Escape(f.Message))
 	fmt.Fprintf(w, "       hint: %s\n", strings.ReplaceAll(c.Hint, "\n", "\n             "))

@@ -101,3 +101,43 @@ func TestReportFormats(t *testing.T) {
 		t.Errorf("exit codes %d %d %d", run.ExitCode(), conform.ExitCode(), broken.ExitCode())
 	}
 }
+
+// With WholeRequests a failure's request is the whole JSON sent, on one
+// line, with what would drive a terminal escaped the JSON way (so it is
+// the same request); without it, the summary, and the flag named when it
+// is set.
+func TestTextReportWholeRequest(t *testing.T) {
+	ev := func(i int, content string) jsonv.Value {
+		return jsonv.Obj(jsonv.M("event_id", jsonv.Str("evt-00"+string(rune('0'+i)))), jsonv.M("payload", jsonv.Obj(jsonv.M("content", jsonv.Str(content)))))
+	}
+	req := jsonv.Obj(jsonv.M("id", jsonv.Int(9)), jsonv.M("op", jsonv.Str("replay")),
+		jsonv.M("events", jsonv.Arr(ev(0, "plain"), ev(1, "bidi \u202e override, DEL \x7f, bell \x07"), ev(2, "emoji \U0001F600 and é"))))
+	r := &Report{Command: "exercise run B", Argv: testArgv, Seed: 5, Status: Fail, Exercises: []ExerciseResult{{ID: "B", Status: Fail, Criteria: []CriterionResult{{
+		ID: "B1", Name: "partial-view", Status: Fail, Failure: &Failure{Case: "c", Request: req, Pointer: "/ok", Expected: "true", Actual: "false", Message: "m"},
+	}}}}}
+	text := func(opts TextOptions) string {
+		var b bytes.Buffer
+		r.WriteTextOptions(&b, "", opts)
+		for _, l := range strings.Split(b.String(), "\n") {
+			if rest, ok := strings.CutPrefix(l, "       request:   "); ok {
+				return rest
+			}
+		}
+		t.Fatalf("no request line in %q", b.String())
+		return ""
+	}
+	whole := text(TextOptions{WholeRequests: true})
+	if strings.ContainsAny(whole, "\u202e\x7f\x07") || !strings.Contains(whole, `\u202e`) || !strings.Contains(whole, "\U0001F600 and é") {
+		t.Errorf("whole request not escaped for a terminal: %q", whole)
+	}
+	back, err := jsonv.Parse([]byte(whole))
+	if err != nil || string(back.AppendJSON(nil)) != string(req.AppendJSON(nil)) {
+		t.Errorf("the whole request line is not the request: %v\n%s\n%s", err, whole, req.AppendJSON(nil))
+	}
+	if got := text(TextOptions{}); got != `{"id":9,"op":"replay","events":"<3 events: evt-000 .. evt-002>"}` {
+		t.Errorf("summary: %q", got)
+	}
+	if got := text(TextOptions{WholeRequestFlag: "--show-request"}); !strings.HasSuffix(got, `>"} (shortened; --show-request shows it whole)`) {
+		t.Errorf("summary with the flag: %q", got)
+	}
+}

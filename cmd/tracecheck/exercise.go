@@ -17,6 +17,7 @@ import (
 	"github.com/tracecheck/tracecheck/exercise/subject"
 	"github.com/tracecheck/tracecheck/internal/cireport"
 	"github.com/tracecheck/tracecheck/internal/jsonout"
+	"github.com/tracecheck/tracecheck/internal/term"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
@@ -207,6 +208,11 @@ func startFailed(e *env, cmd string, err error) int {
 // protocol error is also one line on stderr, followed by the subject's
 // stderr tail, whatever the format.
 func finish(e *env, cmd, format string, r *exercise.Report, rerun string) int {
+	return finishWith(e, cmd, format, r, rerun, exercise.TextOptions{})
+}
+
+// finishWith is finish with the text report's options.
+func finishWith(e *env, cmd, format string, r *exercise.Report, rerun string, opts exercise.TextOptions) int {
 	var err error
 	switch format {
 	case "json":
@@ -217,7 +223,7 @@ func finish(e *env, cmd, format string, r *exercise.Report, rerun string) int {
 		err = cireport.WriteJUnit(e.stdout, "tracecheck "+r.Command, r.JUnitSuites()...)
 	default:
 		if r.Status != exercise.Broken {
-			r.WriteText(e.stdout, rerun)
+			r.WriteTextOptions(e.stdout, rerun, opts)
 		}
 	}
 	if err != nil {
@@ -238,6 +244,16 @@ func writeBroken(w io.Writer, prefix string, r *exercise.Report) {
 	for _, l := range r.Stderr {
 		fmt.Fprintf(w, "  subject stderr | %s\n", textsafe.Escape(l))
 	}
+}
+
+// showRequestFlag adds --show-request.
+func showRequestFlag(fs *pflag.FlagSet) *bool {
+	return fs.Bool("show-request", false, "show a failed criterion's whole request (the JSON line sent) instead of a summary with its event lists shortened")
+}
+
+// textOptions are the text report's options for --show-request.
+func textOptions(showRequest bool) exercise.TextOptions {
+	return exercise.TextOptions{WholeRequests: showRequest, WholeRequestFlag: "--show-request"}
 }
 
 // allDone is what run and watch say once every exercise passes.
@@ -261,13 +277,16 @@ func runExerciseRun(e *env, args []string) int {
 			"field of the response that differs from tracecheck's answer (a JSON pointer, with\n"+
 			"both values), the criterion's hint and the tail of the subject's stderr. Progress\n"+
 			"is kept in the --state file. Cases come from the goldens, the reference traces and\n"+
-			"a seed; --seed N repeats a run's cases.\n\n"+
+			"a seed; --seed N repeats a run's cases. The request is shown with its event lists\n"+
+			"shortened (<12 events: evt-000 .. evt-011>); --show-request shows it whole, as the\n"+
+			"one line of JSON tracecheck sent (--format json always holds it whole).\n\n"+
 			"Exit 0 every criterion passes, 1 one failed (or the subject lacks an op the exercise\n"+
 			"needs), 2 usage error (unknown exercise, no command, a command that cannot start),\n"+
 			"3 the subject broke the protocol (crashed, timed out, wrote a stdout line that is not\n"+
 			"a valid response): one line on stderr names the stdout line and why.")
 	state := progressFlag(fs)
 	sf := addSubjectFlags(fs)
+	showRequest := showRequestFlag(fs)
 	format := formatFlag(fs, runFormats...)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -298,7 +317,7 @@ func runExerciseRun(e *env, args []string) int {
 		return startFailed(e, cmd, err)
 	}
 	recordResult(e, cmd, p, ex, r, *state)
-	code := finish(e, cmd, *format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
+	code := finishWith(e, cmd, *format, r, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv), textOptions(*showRequest))
 	if *format == "text" && r.Status == exercise.Pass {
 		fmt.Fprintf(e.stdout, "exercise %s passes.", ex.ID)
 		if next := p.Next(); next != nil {
@@ -383,27 +402,44 @@ func runExerciseServe(e *env, args []string) int {
 
 func runExerciseWatch(e *env, args []string) int {
 	const cmd = "exercise watch"
-	fs := newFlags(e, cmd, "exercise watch [--dir DIR] [flags] -- CMD ARGS...",
+	fs := newFlags(e, cmd, "exercise watch [--dir DIR] [--through ID] [--show-request] [flags] -- CMD ARGS...",
 		"Work through the exercises the way rustlings watch does: start CMD ARGS (your\n"+
 			"subject) and check the first exercise not done yet; when it passes, go on to the\n"+
 			"next; when it fails, show why and wait until a file under --dir changes (you saved\n"+
-			"your code), then check again. While it waits, a line on standard input is a key:\n"+
-			"r (or an empty line) checks again now, h shows the exercise with its hints, q quits.\n"+
-			"It ends with exit 0 when every exercise is done, on q, or at the end of standard\n"+
-			"input. Files under hidden folders, node_modules and __pycache__ are not watched.\n"+
-			"Progress is kept in the --state file, as exercise run keeps it. One seed (--seed,\n"+
-			"or one picked at the start) serves every check of the watch.\n\n"+
-			"Exit 0 done or quit, 2 usage error (an unknown flag, no command, --dir not a\n"+
-			"directory or holding more than 10,000 files).")
+			"your code), then check again. Files under hidden folders, node_modules and\n"+
+			"__pycache__ are not watched. Progress is kept in the --state file, as exercise run\n"+
+			"keeps it. One seed (--seed, or one picked at the start) serves every check.\n\n"+
+			"Keys, while it waits: r (or Enter) checks again now, h shows the exercise with its\n"+
+			"hints, q (or Ctrl-D) quits. On a terminal a key works without Enter and is not\n"+
+			"echoed: the terminal is in key mode while watch runs, and given back as it was when\n"+
+			"watch ends, on q, on Ctrl-C and on SIGINT or SIGTERM. When standard input is not a\n"+
+			"terminal, each line is a key (an empty line is Enter).\n\n"+
+			"It stops when every exercise is done, or with --through ID once ID and the exercises\n"+
+			"before it are done (--through F: lesson s07's A-F, without R). A failed criterion\n"+
+			"shows its request with the event lists shortened (<12 events: evt-000 .. evt-011>);\n"+
+			"--show-request shows it whole, as the one line of JSON tracecheck sent.\n\n"+
+			"Exit 0 done, quit, or at the end of standard input; 2 usage error (an unknown flag,\n"+
+			"no command, --through not an exercise, --dir not a directory or holding more than\n"+
+			"10,000 files). Ctrl-C, SIGINT or SIGTERM ends it by that signal.")
 	state := progressFlag(fs)
 	dir := fs.String("dir", ".", "watch the files under `DIR` (your subject's folder)")
 	every := fs.Duration("interval", 500*time.Millisecond, "look at the files every `DURATION`")
+	through := fs.String("through", "", "stop once exercise `ID` and those before it are done (F: lesson s07's exercises, without R)")
+	showRequest := showRequestFlag(fs)
 	sf := addSubjectFlags(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
 	if fs.ArgsLenAtDash() > 0 || (fs.ArgsLenAtDash() < 0 && fs.NArg() > 0) {
 		return usageError(e, cmd, "no exercise id: watch checks the first exercise not done yet; give only -- CMD ARGS...")
+	}
+	var last *exercise.Exercise // --through
+	if fs.Changed("through") {
+		ex, err := exercise.Find(*through)
+		if err != nil {
+			return usageError(e, cmd, "--through: %v", err)
+		}
+		last = ex
 	}
 	if *every <= 0 {
 		return usageError(e, cmd, "--interval must be positive")
@@ -422,24 +458,20 @@ func runExerciseWatch(e *env, args []string) int {
 	if _, err := exercise.SnapshotDir(*dir); err != nil {
 		return usageError(e, cmd, "%v", err)
 	}
-	keys, stopped := make(chan string), make(chan struct{})
+	stopped := make(chan struct{})
 	defer close(stopped)
-	go func() {
-		defer close(keys)
-		sc := bufio.NewScanner(e.stdin)
-		for sc.Scan() {
-			select {
-			case keys <- strings.TrimSpace(sc.Text()):
-			case <-stopped:
-				return
-			}
-		}
-	}()
+	keys, restore, err := watchKeys(e, stopped)
+	if err != nil {
+		errorLine(e, cmd, err)
+		return exitFailed
+	}
+	defer restore()
 
+	opts := textOptions(*showRequest)
 	for {
-		ex := p.Next()
+		ex := p.NextThrough(last)
 		if ex == nil {
-			fmt.Fprintln(e.stdout, allDone(cfg.Argv))
+			fmt.Fprintln(e.stdout, watchDone(p, last, cfg.Argv))
 			return exitOK
 		}
 		r, err := exercise.RunExercise(cfg, ex, p.PassedSet(ex))
@@ -451,11 +483,11 @@ func runExerciseWatch(e *env, args []string) int {
 			writeBroken(e.stdout, "exercise "+ex.ID, r)
 		default:
 			recordResult(e, cmd, p, ex, r, *state)
-			r.WriteText(e.stdout, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv))
+			r.WriteTextOptions(e.stdout, rerunLine("exercise run "+ex.ID, cfg.Seed, cfg.Argv), opts)
 			// Going on needs the progress to have moved: an exercise that
 			// passes without being recorded as done would be checked again
 			// at once, for ever.
-			if r.Status == exercise.Pass && p.Next() != ex {
+			if r.Status == exercise.Pass && p.NextThrough(last) != ex {
 				fmt.Fprintf(e.stdout, "exercise %s passes.\n\n", ex.ID)
 				continue
 			}
@@ -464,6 +496,92 @@ func runExerciseWatch(e *env, args []string) int {
 			return exitOK
 		}
 	}
+}
+
+// watchDone is what watch says when the exercises it checks (every one,
+// or those through last) are done.
+func watchDone(p *exercise.Progress, last *exercise.Exercise, argv []string) string {
+	next := p.Next()
+	if next == nil {
+		return allDone(argv)
+	}
+	return fmt.Sprintf("Every exercise through %s is done (--through %s). Next: %s exercise watch -- %s goes on with exercise %s.",
+		last.ID, last.ID, programName, exercise.ShellJoin(argv), next.ID)
+}
+
+// watchKeys reads watch's keys from standard input until stopped is
+// closed. On a terminal a key is one key press, without Enter: the
+// terminal is put in key mode (no echo, so typed keys never mix into the
+// output; Ctrl-C still interrupts) until restore is called, or a signal
+// comes (internal/term). Otherwise a key is one line, trimmed. The channel
+// is closed at the end of input.
+func watchKeys(e *env, stopped <-chan struct{}) (keys <-chan string, restore func(), err error) {
+	ch := make(chan string)
+	send := func(k string) bool {
+		select {
+		case ch <- k:
+			return true
+		case <-stopped:
+			return false
+		}
+	}
+	restore = func() {}
+	onTerminal := isTerminal(e.stdin)
+	if f, ok := e.stdin.(*os.File); ok && onTerminal {
+		back, err := term.KeyModeWithSignals(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("standard input is a terminal that cannot be put in key mode: %w", err)
+		}
+		restore = func() { back() }
+	}
+	go func() {
+		defer close(ch)
+		if !onTerminal {
+			sc := bufio.NewScanner(e.stdin)
+			for sc.Scan() {
+				if !send(strings.TrimSpace(sc.Text())) {
+					return
+				}
+			}
+			return
+		}
+		buf := make([]byte, 256)
+		for {
+			n, err := e.stdin.Read(buf)
+			for _, k := range splitKeys(buf[:n]) {
+				if !send(k) {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch, restore, nil
+}
+
+// splitKeys splits what one read of a terminal in key mode returned into
+// keys, as watch's line keys spell them: Enter is "" (as an empty line),
+// Ctrl-D and Ctrl-C (a byte only when signal keys are off) are "q", an
+// escape sequence (an arrow key, a function key) is one key, any other
+// character is itself.
+func splitKeys(b []byte) []string {
+	if len(b) > 0 && b[0] == 0x1b {
+		return []string{string(b)}
+	}
+	var keys []string
+	for _, r := range string(b) {
+		switch r {
+		case '\r', '\n':
+			keys = append(keys, "")
+		case 3, 4:
+			keys = append(keys, "q")
+		default:
+			keys = append(keys, string(r))
+		}
+	}
+	return keys
 }
 
 // waitForChange waits, after a check that failed, until a file under dir

@@ -92,6 +92,8 @@ func TestExerciseRunUsageErrors(t *testing.T) {
 		{append(st, "exercise", "watch", "--format", "json", "--", "python3"), "unknown flag: --format"},
 		{append(st, "exercise", "watch", "--dir", "no/such/dir", "--", "python3"), "--dir no/such/dir is not a directory"},
 		{append(st, "exercise", "watch", "--interval", "0s", "--", "python3"), "--interval must be positive"},
+		{append(st, "exercise", "watch", "--through", "Z", "--", "python3"), `--through: unknown exercise "Z" (known: A, B, C, D, E, F, R)`},
+		{append(st, "exercise", "watch", "--through", "", "--", "python3"), `--through: unknown exercise ""`},
 		{append(st, "exercise", "watch"), "no subject"},
 		{append(st, "exercise", "run", "A", "--", "tracecheck-no-such-program"), "cannot start tracecheck-no-such-program"},
 		{[]string{"conform", "python3", "x.py"}, "put -- before the subject's command line"},
@@ -389,5 +391,94 @@ func copyFile(tb testing.TB, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o644); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// watch --through F works through lesson s07's exercises A-F and stops
+// there, saying how to go on with R; started again with A-F done, it says
+// so at once and checks nothing.
+func TestExerciseWatchThrough(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	watch := func(through string) []string {
+		return []string{"exercise", "watch", "--dir", dir, "--state", filepath.Join(dir, ".p.json"), "--seed", "3", "--through", through, "--", "python3", pythonSolution}
+	}
+	code, out, errs := runCmd(t, "", watch("F")...)
+	done := "Every exercise through F is done (--through F). Next: tracecheck exercise watch -- python3 " + pythonSolution + " goes on with exercise R.\n"
+	if code != exitOK || !strings.Contains(out, "exercise F passes.") || !strings.HasSuffix(out, done) {
+		t.Fatalf("--through F: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if strings.Contains(out, "exercise run R") || strings.Contains(out, "Every exercise is done") {
+		t.Errorf("--through F checked R: %q", out)
+	}
+	code, out, _ = runCmd(t, "", watch("f")...)
+	if code != exitOK || out != done {
+		t.Errorf("--through f again: exit %d, stdout %q; want only %q", code, out, done)
+	}
+	code, out, _ = runCmd(t, "", watch("R")...)
+	if code != exitOK || !strings.Contains(out, "exercise run R, seed 3") || !strings.Contains(out, "Every exercise is done: tracecheck conform -- python3 ") {
+		t.Errorf("--through R: exit %d, stdout %q", code, out)
+	}
+}
+
+// requestLine returns the JSON after "request:" in a text report.
+func requestLine(tb testing.TB, out string) string {
+	tb.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(l, "       request:   "); ok {
+			return rest
+		}
+	}
+	tb.Fatalf("no request line in %q", out)
+	return ""
+}
+
+// --show-request prints a failed criterion's whole request, the JSON line
+// sent (the same request --format json reports); without it the event
+// lists are shortened and the flag is named.
+func TestExerciseShowRequest(t *testing.T) {
+	needPython(t)
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		state := filepath.Join(t.TempDir(), "p.json")
+		code, out, errs := runCmd(t, stdin, append(args[:2:2], append([]string{"--state", state, "--seed", "3"}, append(args[2:], "--", "python3", pythonStarter)...)...)...)
+		if code != exitFailed && !(args[1] == "watch" && code == exitOK) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+		return out
+	}
+	short := requestLine(t, run("", "exercise", "run", "B"))
+	if !strings.Contains(short, `"events":"<`) || !strings.HasSuffix(short, " (shortened; --show-request shows it whole)") {
+		t.Errorf("without --show-request: %q", short)
+	}
+	whole := requestLine(t, run("", "exercise", "run", "B", "--show-request"))
+	var got struct {
+		Op     string
+		Events []map[string]any
+	}
+	if err := json.Unmarshal([]byte(whole), &got); err != nil || got.Op != "replay" || len(got.Events) < 3 {
+		t.Fatalf("--show-request: %v, %q", err, whole)
+	}
+	var report struct {
+		Exercises []struct {
+			Criteria []struct {
+				Failure *struct{ Request json.RawMessage }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(run("", "exercise", "run", "B", "--format", "json")), &report); err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, report.Exercises[0].Criteria[0].Failure.Request); err != nil {
+		t.Fatal(err)
+	}
+	if compact.String() != whole {
+		t.Errorf("--show-request printed\n%s\n--format json's request is\n%s", whole, compact.String())
+	}
+
+	watched := requestLine(t, run("q\n", "exercise", "watch", "--show-request"))
+	if err := json.Unmarshal([]byte(watched), &got); err != nil || got.Op != "journal" || len(got.Events) < 3 {
+		t.Errorf("watch --show-request: %v, %q", err, watched)
 	}
 }
