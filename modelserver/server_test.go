@@ -37,16 +37,7 @@ func serve(t *testing.T, srv http.Handler) string {
 
 func post(t *testing.T, url, body string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	return do(t, http.MethodPost, url, body, map[string]string{"Content-Type": "application/json"})
 }
 
 func script(n int) modelserver.Script {
