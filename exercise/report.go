@@ -186,9 +186,9 @@ func writeExercise(w io.Writer, ex ExerciseResult, onlyFailures bool, opts TextO
 		note := ""
 		switch {
 		case c.Status == Pass && c.Recheck:
-			note = fmt.Sprintf("(%d cases, re-checked)", c.Cases)
+			note = "(" + cases(c.Cases) + ", re-checked)"
 		case c.Status == Pass:
-			note = fmt.Sprintf("(%d cases)", c.Cases)
+			note = "(" + cases(c.Cases) + ")"
 		case c.Status == NotRun:
 			note = "not run"
 		}
@@ -376,4 +376,12 @@ func anyBroken(res []ExerciseResult) bool {
 		}
 	}
 	return false
+}
+
+// cases is "1 case" or "N cases".
+func cases(n int) string {
+	if n == 1 {
+		return "1 case"
+	}
+	return fmt.Sprintf("%d cases", n)
 }

@@ -174,7 +174,7 @@ func (d *Drift) Summary() string {
 	case d.Differences == 0:
 		return "not compared"
 	case strings.HasPrefix(d.Mode, "trajectory:"):
-		return fmt.Sprintf("%s (%s); the golden has %d calls, the actual trace %d", plural(d.Differences, "failure"), d.Mode, d.ExpectedEvents, d.ActualEvents)
+		return fmt.Sprintf("%s (%s); the golden has %s, the actual trace %d", plural(d.Differences, "failure"), d.Mode, plural(d.ExpectedEvents, "call"), d.ActualEvents)
 	}
 	verb := "differ"
 	if d.Differences == 1 {

@@ -66,7 +66,7 @@ func (r *Report) modeNote() string {
 
 func (r *Report) counts() string {
 	if r.Mode != "events" {
-		return fmt.Sprintf("%s; expected %d calls, actual %d", plural(r.Differences, "failure"), r.Expected.Events, r.Actual.Events)
+		return fmt.Sprintf("%s; expected %s, actual %d", plural(r.Differences, "failure"), plural(r.Expected.Events, "call"), r.Actual.Events)
 	}
 	verb := "differ"
 	if r.Differences == 1 {

@@ -183,8 +183,12 @@ func Always(d Decision) func(*Pending) (Decision, error) {
 // scripted "a\nr\n" works as typed keys do; any other key asks again.
 func Keys(keys io.Reader, out io.Writer) func(*Pending) (Decision, error) {
 	br := bufio.NewReader(keys)
-	return func(*Pending) (Decision, error) {
-		fmt.Fprint(out, "  a accept (keep the new golden)  r reject (keep the old one)  s skip (keep both for now)  q quit: ")
+	return func(p *Pending) (Decision, error) {
+		if p != nil && p.Old == nil {
+			fmt.Fprint(out, "  a accept (this becomes the golden)  r reject (no golden is written)  s skip (keep it pending)  q quit: ")
+		} else {
+			fmt.Fprint(out, "  a accept (keep the new golden)  r reject (keep the old one)  s skip (keep both for now)  q quit: ")
+		}
 		for {
 			b, err := br.ReadByte()
 			if errors.Is(err, io.EOF) {

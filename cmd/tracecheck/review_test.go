@@ -73,7 +73,9 @@ func TestReviewOnATerminal(t *testing.T) {
 		"  a new golden: " + s01 + " does not exist yet; 5 lines, the first ones:\n",
 		"reviewing [2/2] s03-tool-dispatch: " + s03 + ".new\n",
 		`/payload/tool_calls/0/arguments/text: expected "HELLO", actual "hello"`,
-		"a accept (keep the new golden)  r reject (keep the old one)  s skip (keep both for now)  q quit: accept\n",
+		// A brand-new golden's prompt says what there is to keep: no old one.
+		"a accept (this becomes the golden)  r reject (no golden is written)  s skip (keep it pending)  q quit: accept\n",
+		"a accept (keep the new golden)  r reject (keep the old one)  s skip (keep both for now)  q quit: reject\n",
 		"accepted 1, rejected 1, skipped 0\n",
 	} {
 		if !strings.Contains(stdout, want) {
