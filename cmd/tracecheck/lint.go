@@ -68,7 +68,7 @@ func runLint(e *env, args []string) int {
 	outDir := fs.String("out", "", "with --repair: write repaired copies under `DIR`")
 	inPlace := fs.Bool("in-place", false, "with --repair: replace each file, after a backup")
 	quiet := fs.BoolP("quiet", "q", false, "text: print nothing for a file without findings")
-	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "lint `J` files at a time (default: the number of cores); the output is the same for every J")
+	jobs := fs.Int("jobs", 0, "lint `J` files at a time (default: the number of cores, GOMAXPROCS); the output is the same for every J")
 	sf := addShardFlags(fs, "files")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -88,8 +88,8 @@ func runLint(e *env, args []string) int {
 		return usageError(e, "lint", "--out and --in-place only go with --repair")
 	case *repair && opt.Format == agentlog.Trace:
 		return usageError(e, "lint", "--repair does not rewrite Trace files")
-	case *jobs < 1:
-		return usageError(e, "lint", "--jobs must be at least 1, not %d", *jobs)
+	case *jobs < 0:
+		return usageError(e, "lint", "--jobs must be at least 1 (0: the number of cores), not %d", *jobs)
 	}
 	if msg := sf.checkResult(); msg != "" {
 		return usageError(e, "lint", "%s", msg)
@@ -182,6 +182,9 @@ func runLint(e *env, args []string) int {
 	// a slot when it starts and gives it back once printed, so at most J
 	// results wait (behind a slow file) at any time.
 	workers := *jobs
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	if *repair {
 		workers = 1 // repairs write files: one at a time
 	}

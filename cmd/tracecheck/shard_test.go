@@ -362,7 +362,7 @@ func TestShardUsageErrors(t *testing.T) {
 		{"standard output as --result", []string{"lint", codex, "--result", "-"}, "standard output carries the report"},
 		{"standard input in a shard", []string{"lint", "-", "--shard", "1/2"}, "standard input ('-') has none"},
 		{"conform shards without a seed", []string{"conform", "--shard", "1/2", "--", "true"}, "--shard 1/2 needs --seed N"},
-		{"--jobs 0", []string{"lint", codex, "--jobs", "0"}, "--jobs must be at least 1"},
+		{"--jobs -1", []string{"lint", codex, "--jobs", "-1"}, "--jobs must be at least 1 (0: the number of cores), not -1"},
 		{"a file named twice", []string{"lint", codex, codex, "--shard", "1/2"}, "is named twice"},
 		{"verify's format for lint", []string{"merge", "--format", "exercism", lintResult}, "--format exercism: results of lint are written as text, json, github or junit"},
 		{"--unreferenced for lint", []string{"merge", "--unreferenced=reject", lintResult}, "--unreferenced is about verify's goldens"},
