@@ -1,5 +1,11 @@
 package tracediff
 
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
 // scanKey reads a line's alignment key (sequence, session_id,
 // provenance.run_id) without building a value: the top-level members are
 // walked and skipped, provenance is entered. It gives up (ok false) on
@@ -119,33 +125,63 @@ func plainString(line []byte, i int) ([]byte, int, bool) {
 	if i >= len(line) || line[i] != '"' {
 		return nil, 0, false
 	}
-	for j := i + 1; j < len(line); j++ {
-		switch line[j] {
-		case '"':
-			return line[i+1 : j], j + 1, true
-		case '\\':
-			return nil, 0, false
-		}
+	if j := quoteOrBackslash(line, i+1); j < len(line) && line[j] == '"' {
+		return line[i+1 : j], j + 1, true
 	}
 	return nil, 0, false
 }
 
+// Bit tricks for testing 8 bytes at once: in haszero(x), the top bit of
+// each byte of x that is zero is set, and the lowest set bit is exact
+// (a borrow only moves up).
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// quoteOrBackslash returns the index of the first '"' or '\\' at or after
+// line[j], or len(line): 8 bytes at a time for the first 32, then with
+// bytes.IndexByte, which is faster on long strings.
+func quoteOrBackslash(line []byte, j int) int {
+	end := min(j+32, len(line))
+	for ; j+8 <= end; j += 8 {
+		x := binary.LittleEndian.Uint64(line[j:])
+		q, b := x^('"'*lsb), x^('\\'*lsb)
+		if m := ((q-lsb)&^q | (b-lsb)&^b) & msb; m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; j < end; j++ {
+		if c := line[j]; c == '"' || c == '\\' {
+			return j
+		}
+	}
+	if j >= len(line) {
+		return len(line)
+	}
+	q := bytes.IndexByte(line[j:], '"')
+	if q < 0 {
+		q = len(line) - j
+	}
+	if b := bytes.IndexByte(line[j:j+q], '\\'); b >= 0 {
+		return j + b
+	}
+	return j + q
+}
+
 // skip returns the index just past the JSON value at line[i], tracking
-// strings and nesting only.
+// strings and nesting only. A string is passed over with bytes.IndexByte
+// (its quote, then a backslash before it), not a byte at a time.
 func skip(line []byte, i int) (int, bool) {
 	depth := 0
 	for j := i; j < len(line); j++ {
 		switch c := line[j]; c {
 		case '"':
-			for j++; j < len(line) && line[j] != '"'; j++ {
-				if line[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(line) {
+			e, ok := stringEnd(line, j+1)
+			if !ok {
 				return 0, false
 			}
-			if depth == 0 {
+			if j = e; depth == 0 {
 				return j + 1, true
 			}
 		case '{', '[':
@@ -169,4 +205,21 @@ func skip(line []byte, i int) (int, bool) {
 		}
 	}
 	return len(line), depth == 0 && len(line) > i
+}
+
+// stringEnd returns the index of the quote that closes the string whose
+// content starts at line[j]: the first quote not escaped, a backslash
+// escaping the byte after it. ok is false when no quote closes it.
+func stringEnd(line []byte, j int) (int, bool) {
+	for j < len(line) {
+		k := quoteOrBackslash(line, j)
+		if k >= len(line) {
+			return 0, false
+		}
+		if line[k] == '"' {
+			return k, true
+		}
+		j = k + 2
+	}
+	return 0, false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -37,34 +38,25 @@ type Matcher struct {
 	// new binding for messages.
 	Line int
 
-	names  map[string]binding // name → value
-	values map[string]string  // canonical value → name
-	undo   []string           // names bound, in order, for Rollback
-	ptr    []byte             // the pointer being visited
-	canon  []byte             // scratch for a value's canonical JSON
-	globs  map[string][]globToken
+	binds bindings // name ↔ value, in the order bound (for Rollback)
+	ptr   []byte   // the pointer being visited
+	canon []byte   // scratch for a value's canonical JSON
+	globs map[string][]globToken
 }
 
 // NewMatcher returns a matcher; tolerant selects pattern reading.
 func NewMatcher(tolerant bool) *Matcher {
-	return &Matcher{Tolerant: tolerant, names: map[string]binding{}, values: map[string]string{}}
+	return &Matcher{Tolerant: tolerant, binds: newBindings()}
 }
 
 // Bindings returns how many names are bound.
-func (m *Matcher) Bindings() int { return len(m.names) }
+func (m *Matcher) Bindings() int { return m.binds.n }
 
 // Mark returns a point Rollback can return to.
-func (m *Matcher) Mark() int { return len(m.undo) }
+func (m *Matcher) Mark() int { return m.binds.n }
 
 // Rollback forgets every binding made since mark.
-func (m *Matcher) Rollback(mark int) {
-	for len(m.undo) > mark {
-		name := m.undo[len(m.undo)-1]
-		m.undo = m.undo[:len(m.undo)-1]
-		delete(m.values, m.names[name].canon)
-		delete(m.names, name)
-	}
-}
+func (m *Matcher) Rollback(mark int) { m.binds.truncate(mark) }
 
 // Match compares actual with expected, both found at pointer ptr (""
 // for a whole event), and appends every mismatch to out. At most limit
@@ -106,7 +98,7 @@ func (m *Matcher) add(c *collector, exp, act jsonv.Value, reason string) {
 func (m *Matcher) push(tok string) int {
 	n := len(m.ptr)
 	m.ptr = append(m.ptr, '/')
-	if strings.ContainsAny(tok, "~/") {
+	if strings.IndexByte(tok, '~') >= 0 || strings.IndexByte(tok, '/') >= 0 {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 	}
 	m.ptr = append(m.ptr, tok...)
@@ -199,7 +191,7 @@ func (m *Matcher) glob(s string) []globToken {
 		m.globs = map[string][]globToken{}
 	}
 	g := compileGlob(s)
-	m.globs[s] = g
+	m.globs[strings.Clone(s)] = g // s may be a view of a line's text
 	return g
 }
 
@@ -207,27 +199,29 @@ func (m *Matcher) glob(s string) []globToken {
 // not, or "".
 func (m *Matcher) bind(name string, v jsonv.Value) string {
 	m.canon = v.AppendCanonical(m.canon[:0])
-	if b, ok := m.names[name]; ok {
-		if b.canon == string(m.canon) { // no allocation: compared in place
+	return m.bindCanon(name, m.canon)
+}
+
+// bindCanon is bind of a value whose canonical JSON is canon (which it
+// does not keep).
+func (m *Matcher) bindCanon(name string, canon []byte) string {
+	nb := unsafe.Slice(unsafe.StringData(name), len(name))
+	if i := m.binds.find(nb, false); i >= 0 {
+		_, bc, _ := m.binds.bytes(i)
+		if string(bc) == string(canon) {
 			return ""
 		}
-		if other, ok := m.values[string(m.canon)]; ok {
+		b := m.binds.binding(i)
+		if o := m.binds.find(canon, true); o >= 0 {
 			return fmt.Sprintf("[%s] is bound to %s (%s) and this value to [%s] (%s): a mix-up of the two",
-				name, cut(b.canon, 60), where(b), other, where(m.names[other]))
+				name, cut(b.canon, 60), where(b), m.binds.name(o), where(m.binds.binding(o)))
 		}
 		return fmt.Sprintf("[%s] is bound to %s (%s)", name, cut(b.canon, 60), where(b))
 	}
-	if other, ok := m.values[string(m.canon)]; ok {
-		b := m.names[other]
-		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", other, where(b))
+	if o := m.binds.find(canon, true); o >= 0 {
+		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", m.binds.name(o), where(m.binds.binding(o)))
 	}
-	// A clone: name is a slice of the parsed line's text, which it would
-	// otherwise keep alive whole.
-	name = strings.Clone(name)
-	canon := string(m.canon)
-	m.names[name] = binding{canon: canon, line: m.Line, ptr: string(m.ptr)}
-	m.values[canon] = name
-	m.undo = append(m.undo, name)
+	m.binds.add(nb, canon, m.ptr, m.Line)
 	return ""
 }
 

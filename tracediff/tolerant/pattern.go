@@ -87,6 +87,9 @@ func Classify(s string) (Kind, string) {
 	case DurationToken:
 		return Duration, s
 	}
+	if strings.IndexByte(s, '[') < 0 {
+		return Literal, s // neither a binding nor a hole: both need '['
+	}
 	if name, ok := bindingName(s); ok {
 		return Binding, name
 	}

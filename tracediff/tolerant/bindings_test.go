@@ -1,0 +1,85 @@
+package tolerant
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The bindings table against maps, through adds, lookups and rollbacks
+// that cross the tables' growth and the arena's chunks.
+func TestBindingsMatchMaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 6))
+	s := newBindings()
+	type entry struct{ name, canon, ptr string }
+	var order []entry
+	names, vals := map[string]int{}, map[string]int{}
+	check := func() {
+		if s.n != len(order) {
+			t.Fatalf("n %d, want %d", s.n, len(order))
+		}
+		for i, e := range order {
+			n, c, p := s.bytes(i)
+			if string(n) != e.name || string(c) != e.canon || string(p) != e.ptr {
+				t.Fatalf("record %d: %q %q %q, want %+v", i, n, c, p, e)
+			}
+		}
+	}
+	big := strings.Repeat("x", arenaChunk+10)
+	for step := 0; step < 200000; step++ {
+		switch op := r.IntN(100); {
+		case op < 60:
+			name := "ID-" + strconv.Itoa(r.IntN(100000))
+			canon := `"v` + strconv.Itoa(r.IntN(100000)) + `"`
+			if step%50000 == 7 {
+				canon = `"` + big + `"`
+			}
+			if _, ok := names[name]; ok {
+				continue
+			}
+			if _, ok := vals[canon]; ok {
+				continue
+			}
+			ptr := "/p/" + strconv.Itoa(step%7)
+			s.add([]byte(name), []byte(canon), []byte(ptr), step)
+			names[name], vals[canon] = len(order), len(order)
+			order = append(order, entry{name, canon, ptr})
+		case op < 95:
+			var k string
+			if len(order) > 0 && r.IntN(2) == 0 {
+				k = order[r.IntN(len(order))].name
+			} else {
+				k = "ID-" + strconv.Itoa(r.IntN(100000))
+			}
+			want, ok := names[k]
+			if !ok {
+				want = -1
+			}
+			if got := s.find([]byte(k), false); got != want {
+				t.Fatalf("find name %q = %d, want %d", k, got, want)
+			}
+			if len(order) > 0 {
+				c := order[r.IntN(len(order))].canon
+				if got := s.find([]byte(c), true); got != vals[c] {
+					t.Fatalf("find value = %d, want %d", got, vals[c])
+				}
+			}
+		default:
+			mark := len(order) - r.IntN(min(len(order), 300)+1)
+			s.truncate(mark)
+			for _, e := range order[mark:] {
+				delete(names, e.name)
+				delete(vals, e.canon)
+			}
+			order = order[:mark]
+			check()
+		}
+	}
+	check()
+	for k, want := range names {
+		if got := s.find([]byte(k), false); got != want {
+			t.Fatalf("find %q = %d, want %d", k, got, want)
+		}
+	}
+}
