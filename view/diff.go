@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"html/template"
@@ -69,50 +70,90 @@ func (d *DiffPage) Differences() int {
 }
 
 // plan decides which rows' lines go into the page: every difference and
-// the DiffContext rows around it, then unchanged rows while the budget
-// lasts (the rest of a fold then says it is left out).
+// the DiffContext rows around it, then unchanged rows, while the budget
+// (Limits.DataBytes, counted as the page writes it) lasts; a difference
+// past it keeps its kind and fields, and says its lines are left out, and
+// the rest of a fold says it is left out. Each field's pointer and values
+// are cut to the page's field bounds first.
 func (d *DiffPage) plan() {
 	n := len(d.rows)
 	d.keepLine = make([]bool, n)
+	fb := d.lim.FieldBytes
+	clipField := func(s string, n int) string {
+		if t := cutJS(s, n); len(t) < len(s) {
+			return t + " … (cut: " + fmtBytes(int64(len(s))) + " in all)"
+		}
+		return s
+	}
 	var used int64
+	for i := range d.rows {
+		r := &d.rows[i]
+		r.Note = clipField(r.Note, 4*fb)
+		for j := range r.Fields {
+			f := &r.Fields[j]
+			f.Pointer, f.Expected, f.Actual = clipField(f.Pointer, fb), clipField(f.Expected, 4*fb), clipField(f.Actual, 4*fb)
+			used += int64(jsWritten(f.Pointer)+jsWritten(f.Expected)+jsWritten(f.Actual)) + 12
+		}
+		used += int64(jsWritten(r.Note)) + 64
+	}
+	linesLeft := false
 	for i := range d.rows {
 		if d.rows[i].Kind() == "equal" {
 			continue
 		}
 		for k := max(0, i-DiffContext); k <= min(n-1, i+DiffContext); k++ {
-			if !d.keepLine[k] {
-				d.keepLine[k] = true
-				used += d.rowBytes(k)
+			if d.keepLine[k] {
+				continue
 			}
+			if used+d.lineBytes(k) > d.lim.DataBytes {
+				linesLeft = true
+				continue
+			}
+			d.keepLine[k] = true
+			used += d.lineBytes(k)
 		}
+	}
+	if linesLeft {
+		d.notes = append(d.notes, fmt.Sprintf("The page's budget (%s as written) was reached: some differences show their fields but not their lines, and say so (Limits.DataBytes).", fmtBytes(d.lim.DataBytes)))
 	}
 	left := false
 	for i := range d.rows {
 		if d.keepLine[i] {
 			continue
 		}
-		if i >= d.lim.Events || used+d.rowBytes(i) > d.lim.DataBytes {
+		if i >= d.lim.Events || used+d.lineBytes(i) > d.lim.DataBytes {
 			left = true
 			continue
 		}
 		d.keepLine[i] = true
-		used += d.rowBytes(i)
+		used += d.lineBytes(i)
 	}
-	if left {
+	if left && !linesLeft {
 		d.notes = append(d.notes, "Some unchanged events are not in the page (its size is bounded); their folds say so. The differences and the events around them are all here.")
 	}
 }
 
-func (d *DiffPage) rowBytes(i int) int64 {
+// lineBytes is what a row's lines take in the page, as written.
+func (d *DiffPage) lineBytes(i int) int64 {
 	r := &d.rows[i]
-	n := int64(64)
+	var n int64
 	if r.ExpectedLine > 0 {
-		n += int64(min(len(d.el[r.ExpectedLine-1]), d.lim.PayloadBytes))
+		n += int64(jsWritten(d.lineText(d.el, r.ExpectedLine))) + 3
 	}
 	if r.ActualLine > 0 && r.Kind() != "equal" {
-		n += int64(min(len(d.al[r.ActualLine-1]), d.lim.PayloadBytes))
+		n += int64(jsWritten(d.lineText(d.al, r.ActualLine))) + 3
 	}
 	return n
+}
+
+// lineText is line n of a file as the page holds it: cut to
+// Limits.PayloadBytes as written.
+func (d *DiffPage) lineText(lines [][]byte, n int) string {
+	l := lines[n-1]
+	if len(l) > 6*d.lim.PayloadBytes {
+		l = l[:6*d.lim.PayloadBytes] // enough for any cut: each byte is written in at most six
+	}
+	return cutJS(string(l), d.lim.PayloadBytes)
 }
 
 type diffData struct {
@@ -129,7 +170,6 @@ type diffData struct {
 	Notes        []string
 	CSS          template.CSS
 	JS           template.JS
-	Data         template.JS
 }
 
 // WriteHTML writes the diff page: one self-contained HTML document. The
@@ -158,15 +198,28 @@ func (d *DiffPage) WriteHTML(w io.Writer) error {
 			if e.Line > 0 {
 				where = fmt.Sprintf("%s line %d", side.name, e.Line)
 			}
-			dd.Problems = append(dd.Problems, problemData{Row: -1, Where: where, Code: string(e.Code), Event: e.EventID, Pointer: e.Pointer, Msg: e.Msg})
+			fb := d.lim.FieldBytes
+			dd.Problems = append(dd.Problems, problemData{Row: -1, Where: where, Code: string(e.Code), Event: clip(e.EventID, fb), Pointer: clip(e.Pointer, fb), Msg: clip(e.Msg, 4*fb)})
 		}
 	}
-	dd.Data = safeJSON(d.island())
-	return tmpl.ExecuteTemplate(w, "diff", dd)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := tmpl.ExecuteTemplate(bw, "diff", dd); err != nil {
+		return err
+	}
+	bw.WriteString(islandOpen)
+	isl := newIsland(bw)
+	d.island(isl)
+	if isl.err != nil {
+		return isl.err
+	}
+	bw.WriteString(islandClose)
+	if err := tmpl.ExecuteTemplate(bw, "diff-end", dd); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
-func (d *DiffPage) island() []byte {
-	w := &island{}
+func (d *DiffPage) island(w *island) {
 	w.obj()
 	w.kstr("kind", "diff")
 	w.kstr("expName", d.opt.ExpectedName)
@@ -187,7 +240,7 @@ func (d *DiffPage) island() []byte {
 				w.null()
 				return
 			}
-			w.str(cut(string(lines[n-1]), d.lim.PayloadBytes))
+			w.str(d.lineText(lines, n))
 		}
 		line(d.el, r.ExpectedLine)
 		if r.Kind() == "equal" {
@@ -206,10 +259,11 @@ func (d *DiffPage) island() []byte {
 		}
 		w.endArr()
 		w.endArr()
+		w.flush(false)
 	}
 	w.endArr()
 	w.endObj()
-	return w.b
+	w.flush(true)
 }
 
 // WriteDiffFile writes the diff page of expected (the golden, named

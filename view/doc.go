@@ -9,10 +9,18 @@
 // The same input always gives the same bytes, so pages are golden files
 // in testdata/. Every string from input reaches the page through
 // html/template or as JSON data in a script island (island.go), never as
-// markup. What one page holds is bounded (Limits): a payload over the
-// limit is cut and past the page's budget later events keep only their
-// envelope, and the page says what it left out; only the rows in sight
-// are in the DOM, so a 200,000-event trace stays usable.
+// markup, and wherever the page shows text, a character that would be
+// invisible or reorder the text around it (a bidi override, a zero-width
+// space: clip.go) is shown as its escape in a style of its own.
+//
+// What one page holds is bounded (Limits), every bound counting the bytes
+// the page writes, escapes included: a payload or an envelope field over
+// its limit is cut and marked, past the page's budgets later events keep
+// only their envelope or are left out, and the page says what it left out.
+// Build reads each source as a stream and keeps only what the page holds,
+// its string columns past a few MiB in a temporary file (column.go), so
+// its memory does not grow with the input; only the rows in sight are in
+// the DOM, so a 200,000-event trace stays usable.
 //
 // The timeline shows events by actor lane with parent links, tool calls
 // joined to their results, runs with their resume markers, branch lineage

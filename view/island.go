@@ -1,8 +1,7 @@
 package view
 
 import (
-	"maps"
-	"slices"
+	"io"
 	"strconv"
 	"unicode/utf8"
 )
@@ -20,6 +19,36 @@ type island struct {
 	b        []byte
 	comma    []bool // per open container: a member was written
 	afterKey bool   // a key was written; its value needs no separator
+	out      io.Writer
+	err      error
+}
+
+// newIsland writes to out, in pieces (flush).
+func newIsland(out io.Writer) *island { return &island{out: out, b: make([]byte, 0, 80<<10)} }
+
+// flush writes what is buffered when it is more than a little, or all of
+// it when force.
+func (w *island) flush(force bool) {
+	if w.err != nil {
+		w.b = w.b[:0]
+		return
+	}
+	if len(w.b) >= 64<<10 || force && len(w.b) > 0 {
+		_, w.err = w.out.Write(w.b)
+		w.b = w.b[:0]
+	}
+}
+
+// column writes k as an array whose items col writes.
+func (w *island) column(k string, col *strCol) {
+	w.key(k)
+	w.arr()
+	w.flush(true)
+	if w.err == nil {
+		w.err = col.writeTo(w.out)
+	}
+	w.comma[len(w.comma)-1] = col.n > 0
+	w.endArr()
 }
 
 // sep writes the comma before a value, unless the value follows its key.
@@ -84,33 +113,39 @@ func (w *island) null() {
 func (w *island) kstr(k, v string)       { w.key(k); w.str(v) }
 func (w *island) kint(k string, v int64) { w.key(k); w.int(v) }
 func (w *island) kbool(k string, v bool) { w.key(k); w.bool(v) }
-func (w *island) kints(k string, v []int32) {
-	w.key(k)
-	w.arr()
-	for _, n := range v {
-		w.int(int64(n))
-	}
-	w.endArr()
-}
 func (w *island) kstrs(k string, v []string) {
 	w.key(k)
 	w.arr()
 	for _, s := range v {
 		w.str(s)
+		w.flush(false)
 	}
 	w.endArr()
 }
 
-// kRows writes k as an array of [row, value] pairs, one per row of m in
-// row order, each value written by val.
-func kRows[V any](w *island, k string, m map[int32]V, val func(V)) {
+// kints writes k as an array of the numbers v holds.
+func kints[T int32 | uint8 | uint16 | int64](w *island, k string, v []T) {
 	w.key(k)
 	w.arr()
-	for _, row := range slices.Sorted(maps.Keys(m)) {
+	for i, n := range v {
+		w.int(int64(n))
+		if i&1023 == 0 {
+			w.flush(false)
+		}
+	}
+	w.endArr()
+}
+
+// kRows writes k as an array of [row, values...] arrays, in row order,
+// each one's values written by val.
+func kRows[V any](w *island, k string, rows []V, val func(V)) {
+	w.key(k)
+	w.arr()
+	for _, r := range rows {
 		w.arr()
-		w.int(int64(row))
-		val(m[row])
+		val(r)
 		w.endArr()
+		w.flush(false)
 	}
 	w.endArr()
 }

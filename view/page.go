@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bufio"
 	"embed"
 	"fmt"
 	"html/template"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 //go:embed assets
@@ -16,11 +18,13 @@ var assets embed.FS
 
 var tmpl = template.Must(template.New("").Funcs(template.FuncMap{
 	"plural": pluralS,
+	// short is the first 16 bytes of a fingerprint, or of what an event
+	// claims is one.
 	"short": func(s string) string {
 		if len(s) > 16 {
-			return s[:16] + "…"
+			return visText(cut(s, 16)) + "…"
 		}
-		return s
+		return visText(s)
 	},
 	"deref": func(p *int) int { return *p },
 	"add": func(n ...int) int {
@@ -30,7 +34,27 @@ var tmpl = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return t
 	},
+	// vis is text from the input, its invisible characters shown escaped
+	// (clip.go); vistext the same for an attribute, an option or the
+	// title; clip a clipped string, marked when it was cut.
+	"vis":      visHTML,
+	"vistext":  visText,
+	"clip":     clipHTML,
+	"clipText": func(c clipped) string { return visText(c.S) },
+	"plain":    func(s string) bool { return !hasInvisible(s) },
 }).ParseFS(assets, "assets/*.tmpl"))
+
+// cut shortens s to at most n bytes at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	k := n
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k]
+}
 
 // asset returns an embedded file's text.
 func asset(name string) string {
@@ -43,11 +67,15 @@ func asset(name string) string {
 
 // pageCSS and the scripts are the same for every page.
 var (
-	pageCSS  = template.CSS(asset("view.css"))
-	traceJS  = template.JS(asset("common.js") + asset("trace.js"))
-	diffJS   = template.JS(asset("common.js") + asset("diff.js"))
-	safeJSON = func(b []byte) template.JS { return template.JS(b) } // island output: see island
+	pageCSS = template.CSS(asset("view.css"))
+	traceJS = template.JS(asset("common.js") + asset("trace.js"))
+	diffJS  = template.JS(asset("common.js") + asset("diff.js"))
 )
+
+// The data island sits between the two halves of each page's template
+// ("trace" and "trace-end", "diff" and "diff-end"), written as it is made
+// (island.go), never whole in memory.
+const islandOpen, islandClose = `<script type="application/json" id="tc-data">`, "</script>\n"
 
 type traceData struct {
 	Title    string
@@ -67,7 +95,6 @@ type traceData struct {
 	MultiFile    bool
 	CSS          template.CSS
 	JS           template.JS
-	Data         template.JS
 }
 
 type fileData struct {
@@ -84,20 +111,21 @@ type laneData struct {
 }
 
 type problemData struct {
-	Row                       int
-	Where                     string
-	Code, Event, Pointer, Msg string
+	Row                 int
+	Where               string
+	Code                string
+	Event, Pointer, Msg clipped
 }
 
 type runRef struct {
 	Index, Number, Last int
-	RunID               string
+	RunID               clipped
 }
 
 type runData struct {
 	Index, Number int
-	RunID         string
-	Session       string
+	RunID         clipped
+	Session       clipped
 	File          string
 	First, Rows   int
 	Problems      int
@@ -111,12 +139,12 @@ type runData struct {
 type branchData struct {
 	Row         int
 	Own         bool // recorded in its parent run
-	ID          string
-	ParentRunID string
+	ID          clipped
+	ParentRunID clipped
 	Fork        int64
 	ForkRow     *int
 	Inherited   string
-	Fingerprint string
+	Fingerprint clipped
 	Check       *fpCheck
 	Cells       []cellData
 	Aria        string
@@ -139,8 +167,8 @@ type checkData struct {
 type replayData struct {
 	*replayView
 	Index, Number int
-	Stop          string
 	Partial       string
+	ListLimit     int // Limits.ReplayItems
 }
 
 // WriteHTML writes the page: one self-contained HTML document. The same
@@ -159,9 +187,9 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		t := int(p.opt.Through)
 		d.Through = &t
 	}
-	sessions := map[string]bool{}
+	sessions := map[uint64]bool{}
 	for _, r := range p.runs {
-		sessions[r.Session] = true
+		sessions[r.sessKey] = true
 	}
 	d.Sessions = len(sessions)
 	for _, f := range p.files {
@@ -179,8 +207,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 			d.Lanes = append(d.Lanes, laneData{Index: i, Name: name})
 		}
 	}
-	for _, pr := range p.problems {
-		e := pr.Err
+	for _, e := range p.problems {
 		var where string
 		switch {
 		case d.MultiFile && e.Line > 0:
@@ -192,7 +219,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		default:
 			where = "line " + strconv.Itoa(e.Line)
 		}
-		d.Problems = append(d.Problems, problemData{Row: pr.Row, Where: where, Code: string(e.Code), Event: e.EventID, Pointer: e.Pointer, Msg: e.Msg})
+		d.Problems = append(d.Problems, problemData{Row: e.Row, Where: where, Code: string(e.Code), Event: e.Event, Pointer: e.Pointer, Msg: e.Msg})
 	}
 	for _, f := range p.files {
 		for _, x := range f.Findings {
@@ -200,14 +227,27 @@ func (p *Page) WriteHTML(w io.Writer) error {
 			if x.Line == 0 {
 				where = f.Name
 			}
-			d.Problems = append(d.Problems, problemData{Row: -1, Where: where, Code: x.Code, Msg: x.Severity + ": " + x.Message})
+			d.Problems = append(d.Problems, problemData{Row: -1, Where: where, Code: x.Code, Msg: clipped{S: x.Severity + ": " + x.Message}})
 		}
 	}
 	for i, r := range p.runs {
 		d.Runs = append(d.Runs, p.runData(i, r))
 	}
-	d.Data = safeJSON(p.island(d.Lanes))
-	return tmpl.ExecuteTemplate(w, "trace", d)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := tmpl.ExecuteTemplate(bw, "trace", d); err != nil {
+		return err
+	}
+	bw.WriteString(islandOpen)
+	isl := newIsland(bw)
+	p.island(isl, d.Lanes)
+	if isl.err != nil {
+		return isl.err
+	}
+	bw.WriteString(islandClose)
+	if err := tmpl.ExecuteTemplate(bw, "trace-end", d); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func (p *Page) title() string {
@@ -234,7 +274,7 @@ func (p *Page) lanesUsed() []bool {
 func (p *Page) runData(i int, r *runInfo) runData {
 	rd := runData{Index: i, Number: i + 1, RunID: r.RunID, Session: r.Session, File: p.files[r.File].Name,
 		First: r.First, Rows: r.Rows, Problems: r.Problems, ResumedRow: r.ResumedRow}
-	if r.ResumesID != "" {
+	if r.ResumesID.S != "" {
 		ref := &runRef{Index: r.Resumes, RunID: r.ResumesID}
 		if r.Resumes >= 0 {
 			ref.Number = r.Resumes + 1
@@ -260,13 +300,13 @@ func (p *Page) runData(i int, r *runInfo) runData {
 		}
 		if bd.Check == nil {
 			bd.Check = &fpCheck{Verdict: "unchecked", Why: "its parent run is not in this page"}
-			if b.ParentRunID == "" {
+			if b.ParentRunID.S == "" {
 				bd.Check.Why = "it names no parent run"
 			}
 		}
 		if b.ParentRun >= 0 && b.Fork >= 0 {
 			bd.Cells = p.lineageCells(b.ParentRun, b.Fork)
-			bd.Aria = fmt.Sprintf("Lineage: branch %s inherits sequences 0 to %d of run %s", b.BranchID, b.Fork, b.ParentRunID)
+			bd.Aria = fmt.Sprintf("Lineage: branch %s inherits sequences 0 to %d of run %s", b.BranchID.S, b.Fork, b.ParentRunID.S)
 		}
 		rd.Branches = append(rd.Branches, bd)
 	}
@@ -277,10 +317,7 @@ func (p *Page) runData(i int, r *runInfo) runData {
 		rd.Checks = append(rd.Checks, checkData{fpCheck: c, Seq: p.rows.seq[c.Row]})
 	}
 	if r.replay != nil {
-		rp := &replayData{replayView: r.replay, Index: i, Number: i + 1}
-		if r.replay.StopReason != nil {
-			rp.Stop = *r.replay.StopReason
-		}
+		rp := &replayData{replayView: r.replay, Index: i, Number: i + 1, ListLimit: p.lim.ReplayItems}
 		if r.Problems > 0 {
 			rp.Partial = "This run has validation problems: the replay below covers the events that could be read, and tracecheck replay would refuse the file."
 		}
@@ -321,7 +358,7 @@ func (p *Page) lineageCells(run int, fork int64) []cellData {
 		seq := p.rows.seq[row]
 		typ := ""
 		if t := p.rows.typ[row]; t >= 0 {
-			typ = p.types.list[t]
+			typ = visText(p.types.list[t])
 		}
 		cells = append(cells, cellData{Row: row, Seq: seq, Type: typ, Inherited: seq >= 0 && seq <= fork, Fork: seq == fork})
 	}
@@ -347,10 +384,9 @@ func (p *Page) lineageCells(run int, fork int64) []cellData {
 	return out
 }
 
-// island is the page's data: the timeline column by column, and what the
-// script needs to draw runs, branches and problems (see view.js).
-func (p *Page) island(lanes []laneData) []byte {
-	w := &island{b: make([]byte, 0, p.data+int64(p.rows.len())*64+4096)}
+// island writes the page's data: the timeline column by column, and what
+// the script needs to draw runs, branches and problems (see trace.js).
+func (p *Page) island(w *island, lanes []laneData) {
 	w.obj()
 	w.kstr("kind", "trace")
 	w.key("lanes")
@@ -379,12 +415,12 @@ func (p *Page) island(lanes []laneData) []byte {
 	for i, r := range p.runs {
 		w.obj()
 		w.kint("file", int64(r.File))
-		w.kstr("session", r.Session)
-		w.kstr("run", r.RunID)
+		w.kstr("session", r.Session.S)
+		w.kstr("run", r.RunID.S)
 		w.kint("first", int64(r.First))
 		w.kint("rows", int64(r.Rows))
 		w.kint("problems", int64(r.Problems))
-		w.kstr("resumesId", r.ResumesID)
+		w.kstr("resumesId", r.ResumesID.S)
 		w.kint("resumes", int64(r.Resumes))
 		w.kint("resumedRow", int64(r.ResumedRow))
 		w.kbool("stopped", r.stopped)
@@ -395,7 +431,11 @@ func (p *Page) island(lanes []laneData) []byte {
 				break
 			}
 		}
+		if r.Session.Cut() || r.RunID.Cut() || r.ResumesID.Cut() {
+			w.kbool("cut", true) // an id above is cut
+		}
 		w.endObj()
+		w.flush(false)
 	}
 	w.endArr()
 	w.key("branches")
@@ -404,17 +444,20 @@ func (p *Page) island(lanes []laneData) []byte {
 		w.obj()
 		w.kint("row", int64(b.Row))
 		w.kint("run", int64(b.Run))
-		w.kstr("id", b.BranchID)
-		w.kstr("parentRunId", b.ParentRunID)
+		w.kstr("id", b.BranchID.S)
+		w.kstr("parentRunId", b.ParentRunID.S)
 		w.kint("parentRun", int64(b.ParentRun))
 		w.kint("fork", b.Fork)
 		w.kint("forkRow", int64(b.ForkRow))
-		w.kstr("fp", b.Fingerprint)
+		w.kstr("fp", b.Fingerprint.S)
 		verdict := "unchecked"
 		if b.Check != nil {
 			verdict = b.Check.Verdict
 		}
 		w.kstr("verdict", verdict)
+		if b.BranchID.Cut() || b.ParentRunID.Cut() || b.Fingerprint.Cut() {
+			w.kbool("cut", true)
+		}
 		w.endObj()
 	}
 	w.endArr()
@@ -426,15 +469,28 @@ func (p *Page) island(lanes []laneData) []byte {
 		}
 		w.obj()
 		w.kint("row", int64(pr.Row))
-		w.kstr("code", string(pr.Err.Code))
-		w.kstr("pointer", pr.Err.Pointer)
-		w.kstr("msg", pr.Err.Msg)
+		w.kstr("code", string(pr.Code))
+		w.kstr("pointer", pr.Pointer.S)
+		w.kstr("msg", pr.Msg.S)
 		w.endObj()
 	}
 	w.endArr()
-	kRows(w, "cut", p.cutSize, func(n int) { w.int(int64(n)) })
-	kRows(w, "dangling", p.dangling, w.str)
+	kRows(w, "cut", p.cuts, func(c rowCut) {
+		w.int(int64(c.row))
+		w.int(int64(c.whole))
+		w.int(int64(c.kept))
+	})
+	kRows(w, "fieldCut", p.fieldCut, func(c rowMask) {
+		w.int(int64(c.row))
+		w.int(int64(c.mask))
+	})
+	kRows(w, "dangling", p.dangling, func(d rowText) {
+		w.int(int64(d.row))
+		w.str(d.text)
+	})
 	w.kint("payloadLimit", int64(p.lim.PayloadBytes))
+	w.kint("fieldLimit", int64(p.lim.FieldBytes))
+	w.kint("lineLimit", unreadableBytes)
 	if p.opt.HasThrough {
 		w.kint("through", p.opt.Through)
 	} else {
@@ -444,28 +500,41 @@ func (p *Page) island(lanes []laneData) []byte {
 	r := &p.rows
 	w.key("ev")
 	w.obj()
-	w.kints("file", r.file)
-	w.kints("line", r.line)
-	w.kints("run", r.run)
-	w.key("seq")
+	w.key("file")
 	w.arr()
-	for _, s := range r.seq {
-		w.int(s)
+	for fi, f := range p.files {
+		for range f.Rows {
+			w.int(int64(fi))
+		}
+		w.flush(false)
 	}
 	w.endArr()
-	w.kstrs("id", r.id)
-	w.kstrs("ts", r.ts)
-	w.kints("type", r.typ)
-	w.kints("lane", r.lane)
-	w.kints("actor", r.actor)
-	w.kints("parent", r.parent)
-	w.kints("env", r.env)
-	w.kstrs("dur", r.dur)
-	w.kints("flags", r.flags)
-	w.kints("link", r.link)
-	w.kints("tool", r.tool)
-	w.kstrs("payload", r.payload)
+	w.key("line")
+	w.arr()
+	for _, f := range p.files {
+		for l := range f.Rows {
+			w.int(int64(l + 1))
+			if l&1023 == 0 {
+				w.flush(false)
+			}
+		}
+	}
+	w.endArr()
+	kints(w, "run", r.run)
+	kints(w, "seq", r.seq)
+	w.column("id", r.id)
+	w.column("ts", r.ts)
+	kints(w, "type", r.typ)
+	kints(w, "lane", r.lane)
+	kints(w, "actor", r.actor)
+	kints(w, "parent", r.parent)
+	kints(w, "env", r.env)
+	w.column("dur", r.dur)
+	kints(w, "flags", r.flags)
+	kints(w, "link", r.link)
+	kints(w, "tool", r.tool)
+	w.column("payload", r.payload)
 	w.endObj()
 	w.endObj()
-	return w.b
+	w.flush(true)
 }

@@ -183,3 +183,38 @@ func TestInfoFindingsAreNotProblems(t *testing.T) {
 		}
 	}
 }
+
+// The diff page's budget counts what it writes too, and holds for the
+// differences as well: a difference past it keeps its kind and fields
+// and says its lines are left out.
+func TestDiffPageBudgetCountsWrittenBytes(t *testing.T) {
+	var exp, act bytes.Buffer
+	angles := strings.Repeat("<", 10_000)
+	for i := range 100 {
+		id, parent := evt(i)
+		exp.WriteString(line(i, id, parent, "s", "r", "user.message", "u", `{"content":"`+angles+`"}`))
+		act.WriteString(line(i, id, parent, "s", "r", "user.message", "u", `{"content":"`+angles+`!"}`))
+	}
+	const budget = 1 << 20
+	d := view.BuildDiff(exp.Bytes(), act.Bytes(), view.DiffOptions{ExpectedName: "e", ActualName: "a", Limits: view.Limits{DataBytes: budget}})
+	var out bytes.Buffer
+	if err := d.WriteHTML(&out); err != nil {
+		t.Fatal(err)
+	}
+	if d.Differences() != 100 {
+		t.Fatalf("%d differences", d.Differences())
+	}
+	if n := len(islandBytes(t, out.Bytes())); n > budget+64<<10 {
+		t.Errorf("the diff page's data is %d bytes, over its budget of %d", n, budget)
+	}
+	if !strings.Contains(out.String(), "some differences show their fields but not their lines") {
+		t.Error("the page does not say some differences' lines are left out")
+	}
+	var data struct{ Rows [][]any }
+	if err := json.Unmarshal(islandBytes(t, out.Bytes()), &data); err != nil {
+		t.Fatal(err)
+	}
+	if last := data.Rows[99]; last[5] != nil || len(last[8].([]any)) == 0 {
+		t.Errorf("the last difference: lines %v, fields %v; want no lines, its fields", last[5], last[8])
+	}
+}

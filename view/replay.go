@@ -2,21 +2,21 @@ package view
 
 import (
 	"fmt"
-	"slices"
 
-	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
 // maxChecks bounds the fingerprint checks of one file: each costs a copy of
-// the replay view so far.
+// the applied sequences so far.
 const maxChecks = 256
 
 // checkFingerprints recomputes, with package reducer, the fingerprint of
 // every prefix an event claims one for (session.replay's fingerprint of
 // its applied_events, session.branch's parent_fingerprint of the parent
 // run through fork_sequence) and compares. Only the files holding such
-// prefixes are read again.
+// prefixes are read again, and only each line's canonical encoding is
+// made.
 func (p *Page) checkFingerprints(srcs []Source) error {
 	byFile := map[int][]*fpCheck{}
 	for _, c := range p.checks {
@@ -26,12 +26,16 @@ func (p *Page) checkFingerprints(srcs []Source) error {
 			c.Verdict, c.Why = "unchecked", "the run it names has validation problems"
 		case c.N <= 0 || c.N > int64(run.Rows):
 			c.Verdict, c.Why = "unchecked", fmt.Sprintf("it names %d events; the run has %d in this page", c.N, run.Rows)
+		case c.Claimed.Cut():
+			c.Verdict, c.Why = "unchecked", "the fingerprint it records is longer than the page holds (no fingerprint is)"
 		case len(byFile[run.File]) >= maxChecks:
 			c.Verdict, c.Why = "unchecked", fmt.Sprintf("a page checks at most %d fingerprints per file", maxChecks)
 		default:
 			byFile[run.File] = append(byFile[run.File], c)
 		}
 	}
+	cfg := *p.cfg
+	cfg.canonOnly = true
 	for fi := range p.files {
 		checks := byFile[fi]
 		if len(checks) == 0 {
@@ -45,29 +49,36 @@ func (p *Page) checkFingerprints(srcs []Source) error {
 			}
 			want[c.Run][c.N] = append(want[c.Run][c.N], c)
 		}
-		runOf := map[[2]string]int{}
+		runOf := map[[2]uint64]int{}
 		for i, r := range p.runs {
 			if r.File == fi {
-				runOf[[2]string{r.Session, r.RunID}] = i
+				runOf[r.key] = i
 			}
 		}
-		reds := map[int]*reducer.Reducer{}
-		err := scan(srcs[fi], func(l *prepared) error {
+		type fpState struct {
+			red *reducer.Reducer
+			n   int
+		}
+		reds := map[int]*fpState{}
+		_, err := scan(srcs[fi], &cfg, func(l *prepared) error {
 			if !l.evOK {
 				return nil
 			}
-			ri, ok := runOf[[2]string{l.ev.SessionID, l.ev.Provenance.RunID}]
+			ri, ok := runOf[l.runKey]
 			if !ok || want[ri] == nil {
 				return nil
 			}
-			red := reds[ri]
-			if red == nil {
-				red = reducer.New()
-				reds[ri] = red
+			st := reds[ri]
+			if st == nil {
+				st = &fpState{red: reducer.New()}
+				reds[ri] = st
 			}
-			red.ApplyCanonical(l.canon, &l.ev)
-			if cs := want[ri][int64(red.Applied())]; cs != nil {
-				fp := red.State().Fingerprint
+			// Only the fingerprint is wanted: the reducer is given no
+			// payload, so that it keeps none (see Page.apply).
+			st.red.ApplyCanonical(l.canon, &journal.Event{Sequence: l.seq})
+			st.n++
+			if cs := want[ri][int64(st.n)]; cs != nil {
+				fp := st.red.State().Fingerprint
 				for _, c := range cs {
 					c.Actual = fp
 				}
@@ -83,7 +94,7 @@ func (p *Page) checkFingerprints(srcs []Source) error {
 		case c.Verdict != "":
 		case c.Actual == "":
 			c.Verdict, c.Why = "unchecked", "the file changed while it was read"
-		case c.Actual == c.Claimed:
+		case c.Actual == c.Claimed.S:
 			c.Verdict = "match"
 		default:
 			c.Verdict = "differ"
@@ -98,6 +109,7 @@ func (p *Page) checkFingerprints(srcs []Source) error {
 type replayView struct {
 	Applied     int
 	StopReason  *string
+	Stop        clipped // the same, as the page shows it
 	StopRow     int
 	Fingerprint string
 	Users       int
@@ -105,8 +117,10 @@ type replayView struct {
 	Tools       int
 	Items       []replayItem
 	// Gap is the index in Items where Omitted items were left out
-	// (Limits.ListItems).
+	// (Limits.ListItems, Limits.ReplayItems); Short says the list is
+	// shorter than Limits.ListItems because of Limits.ReplayItems.
 	Gap, Omitted int
+	Short        bool
 }
 
 type replayItem struct {
@@ -118,75 +132,27 @@ type replayItem struct {
 	Fail bool // a tool result with ok false
 }
 
-// finishReplays turns each run's reducer into its replay view.
+// finishReplays turns each run's gathered replay into its view.
 func (p *Page) finishReplays() {
+	half := p.lim.ListItems / 2
 	for _, run := range p.runs {
-		st := run.red.State()
-		run.red = nil
-		s := run.src
-		v := &replayView{Applied: s.applied, StopReason: st.StopReason, StopRow: int(s.stop), Fingerprint: st.Fingerprint,
-			Users: len(st.UserMessages), Assistants: len(st.AssistantMessages), Tools: len(st.ToolResults)}
-		if len(s.users) != len(st.UserMessages) || len(s.assistants) != len(st.AssistantMessages) || len(s.tools) != len(st.ToolResults) {
-			// The page's idea of where items came from disagrees with the
-			// reducer's: show the reducer's items without links.
-			s.users, s.assistants, s.tools = nil, nil, nil
+		a := &run.rp
+		v := &replayView{Applied: a.applied, StopRow: int(a.stopRow),
+			Fingerprint: run.fp.State().Fingerprint, Users: a.users, Assistants: a.assistants, Tools: a.tools}
+		if a.stop != nil {
+			v.StopReason, v.Stop = &a.stop.S, *a.stop
 		}
-		var items []replayItem
-		for i, t := range st.UserMessages {
-			items = append(items, replayItem{Row: rowAt(s.users, i), Role: "user", Text: t})
-		}
-		for i, t := range st.AssistantMessages {
-			items = append(items, replayItem{Row: rowAt(s.assistants, i), Role: "assistant", Text: t})
-		}
-		for i, r := range st.ToolResults {
-			items = append(items, toolItem(rowAt(s.tools, i), r))
-		}
-		// A conversation: items in the order of their events (the order
-		// within each kind is the reducer's and is kept).
-		slices.SortStableFunc(items, func(a, b replayItem) int { return a.Row - b.Row })
-		if n := p.lim.ListItems; len(items) > n {
-			v.Gap, v.Omitted = n/2, len(items)-n
-			items = append(items[:n/2:n/2], items[len(items)-(n-n/2):]...)
-		}
-		for i := range items {
-			t := cut(items[i].Text, p.lim.TextBytes)
-			items[i].Cut = len(t) < len(items[i].Text)
-			items[i].Text = t
+		run.fp, run.ids = nil, nil
+		items := append([]replayItem(nil), a.head...)
+		items = append(items, a.tail[a.tailAt:]...)
+		items = append(items, a.tail[:a.tailAt]...)
+		v.Gap, v.Omitted = len(a.head), a.total-len(items)
+		if v.Omitted > 0 && (len(a.head) < half || len(a.tail) < p.lim.ListItems-half) {
+			v.Short = true
+			p.slotNote = true
 		}
 		v.Items = items
+		a.head, a.tail = nil, nil
 		run.replay = v
 	}
-}
-
-func rowAt(rows []int32, i int) int {
-	if i < len(rows) {
-		return int(rows[i])
-	}
-	return -1
-}
-
-// toolItem describes a tool.result payload: the tool, and its result or
-// error as text.
-func toolItem(row int, payload jsonv.Value) replayItem {
-	it := replayItem{Row: row, Role: "tool"}
-	if t, ok := payload.Get("tool"); ok && t.Kind() == jsonv.String {
-		it.Tool = t.Text()
-	}
-	if ok, _ := payload.Get("ok"); ok.Kind() == jsonv.Bool && !ok.Bool() {
-		it.Fail = true
-		if e, has := payload.Get("error"); has && e.Kind() == jsonv.String {
-			it.Text = e.Text()
-			return it
-		}
-	}
-	if r, ok := payload.Get("result"); ok {
-		if r.Kind() == jsonv.String {
-			it.Text = r.Text()
-		} else {
-			it.Text = string(r.AppendJSON(nil))
-		}
-		return it
-	}
-	it.Text = string(payload.AppendJSON(nil))
-	return it
 }

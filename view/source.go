@@ -3,7 +3,10 @@ package view
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
+
+	"github.com/tracecheck/tracecheck/internal/regularfile"
 )
 
 // Source is one trace file to show. Open is called once per pass over the
@@ -30,9 +33,22 @@ type Finding struct {
 	Code, Severity, Message string
 }
 
-// FileSource reads the file at path.
+// FileSource reads the file at path, which must be a regular file: a
+// FIFO, a device or a directory is refused before it is opened (the page
+// reads a file more than once, and opening a FIFO with no writer would
+// wait forever), with a *fs.PathError whose Err is
+// regularfile.ErrNotRegular.
 func FileSource(path string) Source {
-	return Source{Name: path, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+	return Source{Name: path, Open: func() (io.ReadCloser, error) {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: regularfile.ErrNotRegular}
+		}
+		return os.Open(path)
+	}}
 }
 
 // BytesSource reads data, named name in the page and in problems.

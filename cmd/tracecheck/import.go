@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/tracecheck/tracecheck/agentlog"
+	"github.com/tracecheck/tracecheck/internal/regularfile"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
 
@@ -15,7 +17,8 @@ func runImport(e *env, args []string) int {
 			"output: one run, events in file order, native ids kept. The result passes\n"+
 			"tracecheck validate, so replay, fingerprint and branch work on it. The format\n"+
 			"is detected from the content unless --from names it; '-' reads standard input\n"+
-			"(detected the same way).\n"+
+			"(detected the same way), and is the only stream it reads: a FIFO or <(...) is\n"+
+			"refused as not a regular file (exit 2).\n"+
 			"The mapping is in docs/agent-logs.md. Lines the agent itself would skip (not\n"+
 			"JSON) are skipped and counted on stderr; tracecheck lint says what they are.\n"+
 			"Exit 0 on success; 1 when the format cannot be detected, the input is already\n"+
@@ -34,6 +37,14 @@ func runImport(e *env, args []string) int {
 		var err error
 		if f, err = agentlog.ParseFormat(*from); err != nil || f == agentlog.Trace {
 			return usageError(e, "import", "--from must be codex, claude-code, pi or ts-harness, not %q", *from)
+		}
+	}
+	// A FIFO (or <(...)) would block the open below until a writer comes,
+	// perhaps forever: only '-' reads a stream.
+	if path != "-" {
+		if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+			errorLine(e, "import", fmt.Errorf("%w (a FIFO, pipe or device: give a file, or '-' to read standard input)", inputError(path, regularfile.ErrNotRegular)))
+			return exitUsage
 		}
 	}
 	r, name, ok := openFile(e, "import", path)

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"sync"
 
 	"github.com/tracecheck/tracecheck/agentlog"
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
+	"github.com/tracecheck/tracecheck/internal/regularfile"
 	"github.com/tracecheck/tracecheck/internal/term"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/view"
@@ -15,6 +18,48 @@ import (
 
 // maxDiffBytes bounds each file of view --diff, which holds both in memory.
 const maxDiffBytes = 256 << 20
+
+// viewMemoryLimit is the Go heap size from which the collector works harder
+// rather than let garbage pile up while view builds the page of traces.
+// What the page keeps is bounded (its live heap stays under 64 MiB at a
+// million events, BENCHMARKS.md), but a 16 MiB line costs several times
+// its length while it is validated and read (journal.MemoryPerLineByte),
+// and the default pacing lets as much garbage again pile up: 4 such lines
+// (of 8 MiB ids) took 236-270 MiB of RSS without the limit, 169 MiB with
+// it, and a million-event trace the same time either way. Not for --diff,
+// which holds both files whole and would collect all the time.
+const viewMemoryLimit = 160 << 20
+
+// viewLimit counts the view commands under way in this process (tests run
+// several at once): the first sets viewMemoryLimit, the last puts the
+// previous limit back, so that the process outside them, in-process tests
+// among them, keeps its own.
+var viewLimit struct {
+	sync.Mutex
+	n    int
+	prev int64
+}
+
+// setViewMemoryLimit sets viewMemoryLimit, unless the user chose a limit
+// with GOMEMLIMIT, and returns what puts it back.
+func setViewMemoryLimit() func() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	viewLimit.Lock()
+	defer viewLimit.Unlock()
+	if viewLimit.n == 0 {
+		viewLimit.prev = debug.SetMemoryLimit(viewMemoryLimit)
+	}
+	viewLimit.n++
+	return func() {
+		viewLimit.Lock()
+		defer viewLimit.Unlock()
+		if viewLimit.n--; viewLimit.n == 0 {
+			debug.SetMemoryLimit(viewLimit.prev)
+		}
+	}
+}
 
 func runView(e *env, args []string) int {
 	fs := newFlags(e, "view", "view FILE... [-o OUT.html] [--through N]\n       tracecheck view --diff GOLDEN ACTUAL [-o OUT.html]",
@@ -28,11 +73,27 @@ func runView(e *env, args []string) int {
 			"problems 'tracecheck validate' finds, pinned to their lines. An invalid trace is\n"+
 			"shown as far as it can be read. A coding agent's session log (Codex, Claude\n"+
 			"Code, pi, the TypeScript harness) is shown as 'tracecheck import' converts it,\n"+
-			"with the findings of 'tracecheck lint'. Large traces are drawn lazily; what the page\n"+
-			"leaves out (payloads over 64 KiB are cut; past 96 MiB of payload, or 500,000\n"+
-			"lines, the rest) is said in it.\n\n"+
+			"with the findings of 'tracecheck lint'. Large traces are drawn lazily.\n\n"+
+			"What a page holds is bounded, so that a browser opens the page of any trace and\n"+
+			"view's memory does not grow with it (under 256 MiB); each bound counts bytes as\n"+
+			"the page writes them, escapes included ('<' is 6 bytes), and the page says what\n"+
+			"it cut or left out:\n"+
+			"  a payload over 64 KiB is cut, and so is a line that is not an event over 2 KiB;\n"+
+			"  each envelope field (event, session, run, parent and actor ids, type,\n"+
+			"  timestamp, duration, tool name) over 1 KiB is cut, the rest of an envelope\n"+
+			"  over 4 KiB, and so is each id or fingerprint the overview shows;\n"+
+			"  past 96 MiB of payloads, later events keep their envelope but not their payload;\n"+
+			"  past 64 MiB of envelopes, 500,000 lines or 1,000 runs, later lines are left out;\n"+
+			"  the replay view lists 200 messages of a run (600 bytes of each), 10,000 in all.\n"+
+			"No flag changes these (view.DefaultLimits); read the trace's own lines for what\n"+
+			"a page cut. Invisible and bidirectional formatting characters (U+202E, U+200B,\n"+
+			"U+FEFF...) are shown escaped, as \\u202e. Each FILE must be a regular file: the\n"+
+			"page reads it more than once ('-', a FIFO or <(...) is refused, exit 2).\n\n"+
 			"--diff GOLDEN ACTUAL shows two traces side by side, aligned by run and sequence,\n"+
-			"differing fields highlighted and unchanged events folded.\n\n"+
+			"differing fields highlighted and unchanged events folded. It reads both files\n"+
+			"whole (each up to 256 MiB), so its memory follows their size; its page takes the\n"+
+			"same bounds (a line as a payload, each differing field's pointer as a field and\n"+
+			"its values as four).\n\n"+
 			"The page goes to -o (replaced atomically) or standard output. The same input\n"+
 			"gives the same bytes. Exit 0 when every file is valid and no imported log has a\n"+
 			"lint error or warning (with --diff: the traces are identical), 1 when the page\n"+
@@ -58,12 +119,14 @@ func runView(e *env, args []string) int {
 		if f == "-" {
 			return usageError(e, "view", "FILE must be a file: the page reads it more than once ('-' is not supported)")
 		}
-		st, err := os.Stat(f)
+		st, err := os.Stat(f) // never opened here: a FIFO would block the open
 		switch {
 		case err != nil:
 			return usageError(e, "view", "%v", inputError(f, err))
 		case st.IsDir():
 			return usageError(e, "view", "%v", inputError(f, errIsDir))
+		case !st.Mode().IsRegular():
+			return usageError(e, "view", "%v (a FIFO, pipe or device: the page reads each FILE more than once, so it must be a file)", inputError(f, regularfile.ErrNotRegular))
 		}
 		if *out != "" && sameFile(f, *out) {
 			return usageError(e, "view", "-o %s is one of the input files; it would be overwritten", textsafe.Quote(*out))
@@ -97,6 +160,7 @@ func runView(e *env, args []string) int {
 			summary, status = plural(d.Differences(), "differing event"), exitFailed
 		}
 	} else {
+		defer setViewMemoryLimit()()
 		srcs := make([]view.Source, len(files))
 		for i, f := range files {
 			src, cleanup, err := viewSource(f)
@@ -116,6 +180,7 @@ func runView(e *env, args []string) int {
 			errorLine(e, "view", err)
 			return exitFailed
 		}
+		defer p.Close()
 		write = p.WriteHTML
 		summary = plural(p.Events(), "event") + ", " + plural(p.Problems(), "problem")
 		if p.Problems() > 0 {

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestView(t *testing.T) {
@@ -83,5 +87,86 @@ func TestViewKeepsItsInput(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(trace); string(after) != string(data) {
 		t.Error("the trace was changed")
+	}
+}
+
+// A FIFO (with no writer: opening it to read would wait forever) or a
+// pipe given as <(...) is refused before it is opened, as not a regular
+// file: a usage error naming it, by view, view --diff and import. Each
+// command runs in a goroutine so that a command that blocks fails the test
+// (after the guard, the test's own writer releases it) rather than hangs
+// it.
+func TestFIFOIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "trace.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	procSubst := fmt.Sprintf("/dev/fd/%d", pr.Fd()) // what <(...) passes
+	s07 := "../../golden/s07-session-replay.trace.jsonl"
+	out := filepath.Join(dir, "page.html")
+	for _, tt := range []struct {
+		name string
+		args []string
+		path string
+	}{
+		{"view", []string{"view", fifo, "-o", out}, fifo},
+		{"view, second file", []string{"view", s07, fifo, "-o", out}, fifo},
+		{"view --diff", []string{"view", "--diff", s07, fifo, "-o", out}, fifo},
+		{"view of <(...)", []string{"view", procSubst, "-o", out}, procSubst},
+		{"import", []string{"import", fifo}, fifo},
+		{"import of <(...)", []string{"import", procSubst}, procSubst},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			type result struct {
+				code           int
+				stdout, stderr string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, stdout, stderr := runCmd(t, "", tt.args...)
+				done <- result{code, stdout, stderr}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(time.Minute):
+				// A guard, not a measure: release the command, then fail.
+				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					w.Close()
+				}
+				pw.Close()
+				<-done
+				t.Fatalf("%v blocked on %s", tt.args, tt.path)
+			}
+			if r.code != exitUsage || !strings.Contains(r.stderr, tt.path+": not a regular file") || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", r.code, r.stdout, r.stderr, tt.path+": not a regular file")
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a page was written")
+			}
+		})
+	}
+}
+
+// view sets a soft memory limit while it builds a page and puts the
+// process's own back when it is done.
+func TestViewPutsTheMemoryLimitBack(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: view leaves the limit alone")
+	}
+	before := debug.SetMemoryLimit(-1)
+	out := filepath.Join(t.TempDir(), "page.html")
+	if code, _, stderr := runCmd(t, "", "view", "../../golden/s07-session-replay.trace.jsonl", "-o", out); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("the memory limit is %d after view, %d before", after, before)
 	}
 }

@@ -4,8 +4,41 @@
 "use strict";
 
 const TC = (function () {
+  // Characters shown escaped, as \u202e in a style of their own: formatting
+  // characters (Unicode Cf: bidi embeddings, overrides and isolates, marks,
+  // zero-width spaces and joiners, the BOM...), controls other than tab,
+  // newline and carriage return, and the line and paragraph separators.
+  // Shown raw they are invisible or reorder the text around them ("\u202e;
+  // / fr- mr" would read "rm -rf /"). The same set as package view's
+  // invisible (clip.go) and package textsafe's escapes.
+  const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
+  const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
+  function escape(ch) {
+    const cp = ch.codePointAt(0);
+    return cp > 0xffff ? "\\U" + cp.toString(16).padStart(8, "0") : "\\u" + cp.toString(16).padStart(4, "0");
+  }
+  // visText is s with each invisible character as its escape: for text
+  // that cannot hold elements (an attribute).
+  function visText(s) { return INVISIBLE.test(s) ? s.replace(INVISIBLE_ALL, escape) : s; }
+  // appendText appends s to n as text, each invisible character as its
+  // escape in a span of class "esc".
+  function appendText(n, s) {
+    if (!INVISIBLE.test(s)) { n.append(s); return; }
+    let last = 0;
+    for (const m of s.matchAll(INVISIBLE_ALL)) {
+      if (m.index > last) n.append(s.slice(last, m.index));
+      const e = document.createElement("span");
+      e.className = "esc";
+      e.textContent = escape(m[0]);
+      n.append(e);
+      last = m.index + m[0].length;
+    }
+    if (last < s.length) n.append(s.slice(last));
+  }
+
   // el builds an element: attrs are set as properties or attributes,
-  // children are nodes or strings (text).
+  // children are nodes or strings (text, shown with appendText). Every
+  // string from the trace reaches the page through here.
   function el(tag, attrs, ...kids) {
     const n = document.createElement(tag);
     if (attrs) {
@@ -13,14 +46,15 @@ const TC = (function () {
         const v = attrs[k];
         if (v === undefined || v === null || v === false) continue;
         if (k === "class") n.className = v;
-        else if (k === "text") n.textContent = v;
+        else if (k === "text") appendText(n, String(v));
         else if (k.startsWith("on")) n.addEventListener(k.slice(2), v);
-        else n.setAttribute(k, v === true ? "" : String(v));
+        else n.setAttribute(k, v === true ? "" : k.startsWith("data-") ? String(v) : visText(String(v)));
       }
     }
     for (const c of kids) {
       if (c === null || c === undefined || c === false) continue;
-      n.append(c instanceof Node ? c : String(c));
+      if (c instanceof Node) n.append(c);
+      else appendText(n, String(c));
     }
     return n;
   }
@@ -164,7 +198,9 @@ const TC = (function () {
 
   const short = (s, n) => { s = String(s); return s.length > n ? s.slice(0, n) + "…" : s; };
   const compact = (v) => (typeof v === "string" ? v : JSON.stringify(v));
-  const oneLine = (s) => String(s).replace(/\s+/g, " ");
+  // Runs of white space become one space; the invisible characters \s
+  // also matches (U+FEFF, U+2028, U+2029) are kept, to be shown escaped.
+  const oneLine = (s) => String(s).replace(/[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g, " ");
   const num = (v) => (typeof v === "number" ? v.toLocaleString("en-US") : String(v));
 
   // summarize says in one line what an event of type t with payload p
@@ -245,5 +281,5 @@ const TC = (function () {
     return t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA" || t.isContentEditable);
   }
 
-  return { el, parseJSON, renderJSON, jsonBlock, plural, fmtBytes, data, typing, summarize, short, oneLine };
+  return { el, visText, parseJSON, renderJSON, jsonBlock, plural, fmtBytes, data, typing, summarize, short, oneLine };
 })();

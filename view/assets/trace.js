@@ -14,8 +14,11 @@
   const N = E.line.length;
   // Row flags, as package view sets them (build.go).
   const F = { problem: 1, orphan: 2, synth: 4, interrupted: 8, unmatched: 16, unreadable: 32, cut: 64, gone: 128,
-    fork: 256, inherited: 512, notReplayed: 1024, torn: 2048 };
-  const MARKED = F.problem | F.orphan | F.synth | F.interrupted | F.unmatched | F.unreadable | F.fork | F.torn;
+    fork: 256, inherited: 512, notReplayed: 1024, torn: 2048, fieldCut: 4096 };
+  const MARKED = F.problem | F.orphan | F.synth | F.interrupted | F.unmatched | F.unreadable | F.fork | F.torn | F.fieldCut;
+  // The fields a row may hold cut, by bit (package view's cut* bits).
+  const CUT_FIELDS = ["event_id", "timestamp", "type", "parent_event_id", "duration_ms", "actor.id", "session_id",
+    "provenance.run_id", "other envelope members", "the payload's tool"];
   const ROW = 30;
   const OVERSCAN = 8;
 
@@ -31,7 +34,9 @@
     if (!problemsOf.has(p.row)) problemsOf.set(p.row, []);
     problemsOf.get(p.row).push(p);
   }
-  const cutSize = new Map(D.cut);
+  const cutOf = new Map(D.cut.map(([r, whole, kept]) => [r, { whole, kept }])); // row -> the text's bytes, whole and kept
+  const cutSize = (r) => (cutOf.get(r) || { whole: 0 }).whole;
+  const fieldCut = new Map(D.fieldCut); // row -> cut* bits
   const dangling = new Map(D.dangling); // row -> a parent_event_id no earlier event of the run has
   const typeName = (r) => (E.type[r] >= 0 ? D.types[E.type[r]] : "");
   const actorName = (r) => (E.actor[r] >= 0 ? D.actors[E.actor[r]] : "");
@@ -52,10 +57,13 @@
 
   function summary(r) {
     const f = E.flags[r];
-    if (f & F.unreadable) return E.payload[r] === "" ? "(blank line)" : "unreadable line: " + TC.oneLine(TC.short(E.payload[r], 300));
+    if (f & F.unreadable) {
+      if (f & F.gone) return "unreadable line of " + TC.fmtBytes(cutSize(r)) + " (its text is left out: page budget reached)";
+      return E.payload[r] === "" ? "(blank line)" : "unreadable line: " + TC.oneLine(TC.short(E.payload[r], 300));
+    }
     if (f & F.gone) return "(payload left out: page budget reached)";
     const p = payload(r);
-    if (!p || typeof p !== "object") return (f & F.cut) ? "(payload of " + TC.fmtBytes(cutSize.get(r) || 0) + ", cut)" : (E.payload[r] === "" ? "(no payload)" : TC.oneLine(TC.short(E.payload[r], 200)));
+    if (!p || typeof p !== "object") return (f & F.cut) ? "(payload of " + TC.fmtBytes(cutSize(r)) + ", cut)" : (E.payload[r] === "" ? "(no payload)" : TC.oneLine(TC.short(E.payload[r], 200)));
     return TC.summarize(typeName(r), p);
   }
 
@@ -74,8 +82,9 @@
     if (typeName(r) === "context.compact") b("compact", "✂ compacted", "the context was compacted here");
     if (typeName(r) === "session.branch") b("fork", "⎇ branch", "a branch record");
     if (f & F.fork) b("fork", "⎇ fork point", "the last event a branch inherits");
-    if (f & F.cut) b("muted", "payload cut", "");
-    if (f & F.gone) b("muted", "payload left out", "");
+    if (f & F.cut) b("muted", (f & F.unreadable) ? "line cut" : "payload cut", "longer than the page holds");
+    if (f & F.gone) b("muted", (f & F.unreadable) ? "line left out" : "payload left out", "the page's payload budget was reached");
+    if (f & F.fieldCut) b("muted", "field cut", "an envelope field is longer than the page holds");
     if (f & F.notReplayed) b("muted", "after --through", "not in the replay view");
     if ((f & F.torn) && !(f & F.problem)) b("problem", "torn", "the last line has no newline");
     return out;
@@ -125,6 +134,7 @@
   function runLabel(run) {
     const R = D.runs[run];
     const parts = ["Run " + (run + 1), R.run || "(no run id)", "session " + (R.session || "(none)"), TC.plural(R.rows, "event", "events")];
+    if (R.cut) parts.push("ids cut");
     if (D.files.length > 1) parts.push(D.files[R.file].name);
     return parts.join(" · ");
   }
@@ -137,7 +147,7 @@
     }
     if (R.branchOf !== undefined) {
       const B = D.branches[R.branchOf];
-      kids.push(el("span", { class: "badge fork" }, "⎇ branch " + B.id + " of " + B.parentRunId + " at sequence " + B.fork));
+      kids.push(el("span", { class: "badge fork" }, "⎇ branch " + B.id + " of " + B.parentRunId + " at sequence " + B.fork + (B.cut ? " (ids cut)" : "")));
     }
     if (R.problems) kids.push(el("span", { class: "badge problem" }, "⚠ " + TC.plural(R.problems, "problem", "problems")));
     if (!R.stopped) kids.push(el("span", { class: "badge muted", title: "the run has no session.stop event" }, "no session.stop: cut off or still running"));
@@ -323,18 +333,36 @@
       }
     }
     if (f & F.notReplayed) note("muted", "After --through " + D.through + ": not in the replay view.");
+    if (f & F.fieldCut) {
+      const bits = fieldCut.get(r) || 0;
+      const names = CUT_FIELDS.filter((_, i) => bits & (1 << i));
+      note("muted", "Cut: " + (names.length ? names.join(", ") : "a field") + (names.length === 1 ? " is" : " are") +
+        " longer than the page holds (" + TC.fmtBytes(D.fieldLimit) + " of each field, as written in the page); what is shown is the start. Read line " + E.line[r] + " of the file for the whole.");
+    }
     for (const p of problemsOf.get(r) || []) note("problem", el("code", null, p.code), p.pointer ? " at " + p.pointer : "", ": " + p.msg);
     d.append(...notes);
 
+    // What the page keeps of a cut text: its first bytes, as many as fit in
+    // the limit once written with the page's escapes.
+    const kept = (limit) => {
+      const c = cutOf.get(r) || { whole: 0, kept: 0 };
+      return "Cut: it is " + TC.fmtBytes(c.whole) + "; the page keeps the first " + TC.fmtBytes(c.kept) +
+        " (at most " + TC.fmtBytes(limit) + " as written in the page, escapes counted). Read line " + E.line[r] + " of the file for the rest.";
+    };
     if (f & F.unreadable) {
-      d.append(el("h4", null, "Line as written"), el("pre", { class: "json raw" }, E.payload[r] || "(empty)"));
+      d.append(el("h4", null, "Line as written"));
+      if (f & F.gone) d.append(el("p", { class: "note muted" }, "Left out: the page's payload budget was reached before this line (" + TC.fmtBytes(cutSize(r)) + "). Read line " + E.line[r] + " of the file."));
+      else {
+        if (f & F.cut) d.append(el("p", { class: "note muted" }, kept(D.lineLimit)));
+        d.append(el("pre", { class: "json raw" }, E.payload[r] || "(empty)"));
+      }
       return d;
     }
     d.append(el("h4", null, "Payload"));
-    if (f & F.gone) d.append(el("p", { class: "note muted" }, "Left out: the page's payload budget was reached before this event (" + TC.fmtBytes(cutSize.get(r) || 0) + "). Read line " + E.line[r] + " of the file."));
+    if (f & F.gone) d.append(el("p", { class: "note muted" }, "Left out: the page's payload budget was reached before this event (" + TC.fmtBytes(cutSize(r)) + "). Read line " + E.line[r] + " of the file."));
     else if (E.payload[r] === "") d.append(el("p", { class: "note muted" }, "This event has no payload."));
     else {
-      if (f & F.cut) d.append(el("p", { class: "note muted" }, "Cut: the payload is " + TC.fmtBytes(cutSize.get(r) || 0) + "; the page keeps the first " + TC.fmtBytes(D.payloadLimit) + ". Read line " + E.line[r] + " of the file for the rest."));
+      if (f & F.cut) d.append(el("p", { class: "note muted" }, kept(D.payloadLimit)));
       d.append(TC.jsonBlock(E.payload[r], { cls: "payload" }));
     }
     d.append(el("h4", null, "Envelope"), TC.renderJSON(envelope(r), { cls: "envelope" }));

@@ -65,6 +65,7 @@ func BenchmarkOpen200k(b *testing.B) {
 	if err := p.WriteHTML(w); err != nil {
 		b.Fatal(err)
 	}
+	p.Close()
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}

@@ -162,6 +162,7 @@ func page(t *testing.T, dir, name string, opt view.Options, files ...string) str
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer p.Close()
 	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
 	if err != nil {
@@ -331,6 +332,73 @@ func TestPages(t *testing.T) {
 		}
 	})
 
+	t.Run("invisible and cut", func(t *testing.T) {
+		// A message whose bidi override would make it read "rm -rf /", a
+		// tool named with a zero-width space, and an event whose id is
+		// longer than the page holds.
+		ev := func(seq int, id, typ, payload string) string {
+			parent := ""
+			if seq > 0 {
+				parent = `,"parent_event_id":"evt-000"`
+			}
+			return fmt.Sprintf(`{"trace_version":"0.1.0","event_id":"%s","session_id":"s","sequence":%d,"timestamp":"2026-08-10T00:00:00Z","type":"%s","actor":{"kind":"user","id":"learner"},"payload":%s,"provenance":{"agent_id":"a","snapshot_id":"s","surface":"sdk","harness_mode":"fake","run_id":"r"},"redaction":{"status":"clean","fields":[]}%s}`+"\n", id, seq, typ, payload, parent)
+		}
+		trace := ev(0, "evt-000", "session.start", `{}`) +
+			ev(1, "evt-001", "user.message", `{"content":"\u202e; / fr- mr"}`) +
+			ev(2, "evt-"+strings.Repeat("9", 5000), "tool.request", `{"tool":"sh\u200b","tool_call_id":"c1","arguments":{}}`)
+		path := filepath.Join(dir, "invisible.trace.jsonl")
+		if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := view.Build([]view.Source{view.FileSource(path)}, view.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		out := filepath.Join(dir, "invisible.html")
+		f, _ := os.Create(out)
+		if err := p.WriteHTML(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		ctx := tab(t, bctx, "file://"+out)
+		// The timeline's summary, drawn by the script from the data.
+		if got := eval[string](t, ctx, `document.querySelector("#e1 .text").textContent`); got != `\u202e; / fr- mr` {
+			t.Errorf("the row shows %q, want the override escaped", got)
+		}
+		if got := eval[string](t, ctx, `document.querySelector("#e1 .text .esc").textContent`); got != `\u202e` {
+			t.Errorf("the escape is not in its own style: %q", got)
+		}
+		if got := eval[string](t, ctx, `getComputedStyle(document.querySelector("#e1 .text .esc")).color`); got == eval[string](t, ctx, `getComputedStyle(document.querySelector("#e1 .text")).color`) {
+			t.Errorf("the escape looks like the text around it (colour %s)", got)
+		}
+		// The replay view, written by the page's HTML.
+		if got := eval[string](t, ctx, `document.querySelector("#replay .convo .text").textContent`); got != `\u202e; / fr- mr` {
+			t.Errorf("the replay view shows %q", got)
+		}
+		// (The data island holds the text as it is: data, never shown.)
+		if n := eval[int](t, ctx, `[...document.querySelectorAll("body *:not(script)")].filter(n => /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060-\u2064\ufeff]/.test([...n.childNodes].filter(c => c.nodeType === 3).map(c => c.data).join(""))).length`); n != 0 {
+			t.Errorf("%d elements show a raw invisible character", n)
+		}
+		// Opened, the row shows its payload with the escape too.
+		run(t, ctx, chromedp.Click(chromedp.CSS("#e1 .head")))
+		if got := eval[string](t, ctx, `document.querySelector("#e1 pre.payload").textContent`); !strings.Contains(got, `"\u202e; / fr- mr"`) {
+			t.Errorf("opened payload %q", got)
+		}
+		// The cut id: a badge, and the opened row says what was cut.
+		if got := eval[string](t, ctx, `[...document.querySelectorAll("#e2 .badge")].map(b => b.textContent).join(",")`); !strings.Contains(got, "field cut") {
+			t.Errorf("the row of the long id has badges %q", got)
+		}
+		run(t, ctx, chromedp.Click(chromedp.CSS("#e2 .head")))
+		if got := eval[string](t, ctx, `document.querySelector("#e2 .detail").textContent`); !strings.Contains(got, "Cut: event_id is longer than the page holds (1.0 KiB of each field") {
+			t.Errorf("the opened row does not say its id is cut: %q", got)
+		}
+		if got := eval[string](t, ctx, `document.querySelector("#f-tool").options[1].textContent`); got != `sh\u200b` {
+			t.Errorf("the tool filter shows %q", got)
+		}
+		screenshot(t, ctx, "invisible.png")
+	})
+
 	t.Run("diff", func(t *testing.T) {
 		exp, err := os.ReadFile(filepath.Join(moduleRoot, "golden/s07-session-replay.trace.jsonl"))
 		if err != nil {
@@ -371,6 +439,7 @@ func TestPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer p.Close()
 		out := filepath.Join(dir, "gen.html")
 		f, _ := os.Create(out)
 		if err := p.WriteHTML(f); err != nil {
