@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
+	"github.com/tracecheck/tracecheck/exercise"
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/shard"
@@ -87,7 +89,7 @@ func runMerge(e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "%s %s: %d shard(s) of %s, %d item(s)\n", programName, cmd, m.Total, m.Command, len(m.Plan))
 	switch m.Command {
 	case shard.Verify:
-		return mergeVerify(e, m, *unref, fs.Changed("unreferenced"), *format)
+		return mergeVerify(e, m, fs.Args(), *unref, fs.Changed("unreferenced"), *format)
 	case shard.Lint:
 		return mergeLint(e, m, *format, *quiet)
 	case shard.Conform:
@@ -96,7 +98,7 @@ func runMerge(e *env, args []string) int {
 	return usageError(e, cmd, "results of %s cannot be merged", m.Command)
 }
 
-func mergeVerify(e *env, m *shard.Merged, unref string, unrefExplicit bool, format string) int {
+func mergeVerify(e *env, m *shard.Merged, files []string, unref string, unrefExplicit bool, format string) int {
 	const cmd = "merge"
 	ci, _ := verify.DetectCI(os.LookupEnv)
 	mode, err := verify.ParseUnreferencedMode(unref, ci)
@@ -119,6 +121,10 @@ func mergeVerify(e *env, m *shard.Merged, unref string, unrefExplicit bool, form
 		return exitUsage
 	}
 	if step, ok := rep.NextStep(set.Invocation); ok {
+		if strings.HasSuffix(step.Command, " --unreferenced=delete") {
+			// The merge deletes them itself, without running the suite again.
+			step.Command = exercise.ShellJoin(append(append([]string{programName, "merge"}, files...), "--unreferenced=delete"))
+		}
 		rep.Next = &step
 	}
 	root := os.Getenv("GITHUB_WORKSPACE")
