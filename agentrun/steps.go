@@ -116,11 +116,11 @@ func (r *stepRunner) run(ctx context.Context, i int, st step) (*StepResult, erro
 	s := r.setup
 	res := &StepResult{Index: i, Resume: st.Resume}
 	turns := st.Turns
-	var fifo string
+	var fifo, killCall string
 	if st.Kill != nil && st.Kill.DuringTool {
 		fifo = filepath.Join(s.Temp, fmt.Sprintf("step-%d-%s", i, fifoName))
 		var ok bool
-		if turns, ok = signalToolStart(turns, fifo); !ok {
+		if turns, killCall, ok = signalToolStart(turns, fifo); !ok {
 			return nil, fmt.Errorf("step %d: kill during_tool needs a portable shell call in the step's turns", i)
 		}
 		if err := makeFIFO(fifo); err != nil {
@@ -196,7 +196,7 @@ func (r *stepRunner) run(ctx context.Context, i int, st step) (*StepResult, erro
 		watch.Add(1)
 		go func() {
 			defer watch.Done()
-			if waitFIFO(fifo, exited) {
+			if waitFIFO(fifo, exited) && r.waitLogged(killCall, exited) {
 				kill("during the tool call")
 			}
 		}()
@@ -248,7 +248,7 @@ func (r *stepRunner) run(ctx context.Context, i int, st step) (*StepResult, erro
 // signalToolStart returns turns with the first portable shell call's
 // command prefixed by a write to fifo, so that the tool itself says it has
 // started; false when the turns have no such call.
-func signalToolStart(turns []fakemodel.Turn, fifo string) ([]fakemodel.Turn, bool) {
+func signalToolStart(turns []fakemodel.Turn, fifo string) ([]fakemodel.Turn, string, bool) {
 	out := append([]fakemodel.Turn(nil), turns...)
 	for i, t := range out {
 		for k, c := range t.ToolCalls {
@@ -259,10 +259,41 @@ func signalToolStart(turns []fakemodel.Turn, fifo string) ([]fakemodel.Turn, boo
 			cmd := "printf started > " + shellQuote(fifo) + "; " + argString(c, "command")
 			calls[k] = reducer.ToolCall{ID: c.ID, Name: c.Name, Arguments: jsonv.Obj(jsonv.M("command", jsonv.Str(cmd)))}
 			out[i].ToolCalls = calls
-			return out, true
+			return out, c.ID, true
 		}
 	}
-	return turns, false
+	return turns, "", false
+}
+
+// LogWait bounds how long a during_tool kill waits, once the tool has
+// started, for the agent's session log to hold the call: agents write
+// their logs asynchronously, and the crash the scenario asks for is one
+// that leaves the call recorded without its result.
+const LogWait = 10 * time.Second
+
+// waitLogged waits until the agent's session log names call (its id, as
+// scripted), the agent exits, or LogWait passes; false only when the agent
+// exited first. The tool is still running meanwhile (its command goes on
+// after signalling), so the kill that follows lands inside it.
+func (r *stepRunner) waitLogged(call string, exited <-chan struct{}) bool {
+	deadline := time.NewTimer(LogWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if path, err := r.agent.findLog(r.setup); err == nil {
+			if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(call)) {
+				return true
+			}
+		}
+		select {
+		case <-exited:
+			return false
+		case <-deadline.C:
+			return true
+		case <-tick.C:
+		}
+	}
 }
 
 // placeholderText is s with the run's values replaced.
