@@ -116,7 +116,11 @@ func Diff(expected, actual Input, opt Options) *Report {
 	// Neither side is parsed as it is read: the comparison parses the
 	// lines it must (see pair).
 	es := newSource(expected, !opt.Tolerant && !opt.NoValidate, opt.Tolerant || opt.NoValidate, false)
+	es.compile = opt.Tolerant && !opt.Bytes && !slowTolerant
 	as := newSource(actual, !opt.NoValidate, opt.NoValidate, false)
+	// A golden's actual lines are keyed as they are compared: most match
+	// their golden line, whose key then gives theirs (differ.resolve).
+	as.lazyKey = es.compile
 	go es.run()
 	go as.run()
 	d := &differ{
@@ -131,6 +135,7 @@ func Diff(expected, actual Input, opt Options) *Report {
 	if opt.Tolerant {
 		d.lastTS = map[int]stamp{}
 	}
+	d.as = as
 	d.run(&cursor{s: es}, &cursor{s: as})
 	r := d.rep
 	r.Diff = d.h.finish(expected.Name, actual.Name)
@@ -155,6 +160,10 @@ func Diff(expected, actual Input, opt Options) *Report {
 	return r
 }
 
+// slowTolerant turns off the tolerant fast path (compiled goldens, keys
+// from the golden): tests compare the two.
+var slowTolerant = false
+
 // stamp is the last timestamp of an actual run that a [TIMESTAMP] checked.
 type stamp struct {
 	t    time.Time
@@ -177,6 +186,18 @@ type differ struct {
 	broken     *[]Problem
 	brokenFile string
 	brokenLine int
+
+	as  *source  // the actual side, whose lazy keys resolve reads
+	pre prematch // an actual line matched against the golden line it was keyed by
+}
+
+// prematch is an actual line a matched against golden line e when it was
+// keyed (resolve): the bindings made since mark, the timestamp it held.
+type prematch struct {
+	e, a *srcLine
+	mark int
+	ts   string
+	t    time.Time
 }
 
 func runOf(runs map[[2]string]int, k key) int {
@@ -190,6 +211,7 @@ func runOf(runs map[[2]string]int, k key) int {
 
 func (d *differ) run(ec, ac *cursor) {
 	e, a := ec.next(), ac.next()
+	d.resolve(a, e)
 	er, ar := 0, 0
 	if e != nil {
 		er = d.place(e, d.eRuns, &d.rep.Expected)
@@ -217,6 +239,12 @@ func (d *differ) run(ec, ac *cursor) {
 		default:
 			d.extra(ar, a)
 		}
+		if d.pre.a != nil {
+			// a was matched against e but not paired with it: what that
+			// bound is not the comparison's.
+			d.m.Rollback(d.pre.mark)
+			d.pre = prematch{}
+		}
 		if c <= 0 {
 			d.lastE = e.num
 			if e = ec.next(); e != nil {
@@ -226,6 +254,7 @@ func (d *differ) run(ec, ac *cursor) {
 		if c >= 0 {
 			d.lastA = a.num
 			if a = ac.next(); a != nil {
+				d.resolve(a, e)
 				ar = d.place(a, d.aRuns, &d.rep.Actual)
 			}
 		}
@@ -284,14 +313,23 @@ func (d *differ) pair(run int, e, a *srcLine) {
 		d.h.same(e.num, a.num, e.raw)
 		return
 	}
-	if d.opt.Tolerant && !d.opt.Bytes {
-		// Most events of a run match their golden: the texts side by
-		// side, without parsing (Matcher.MatchText), and Match only when
-		// that cannot tell.
+	if p := d.pre; p.a == a && p.e == e {
+		// Matched when a was keyed (resolve).
+		d.pre = prematch{}
+		if p.ts == "" || d.timestampInOrder(run, p.t, a.num) {
+			d.h.same(e.num, a.num, e.raw)
+			return
+		}
+		d.m.Rollback(p.mark) // Match and checkTimestamp say why
+	} else if e.compiled {
+		// Most events of a run match their golden: the actual text
+		// against the golden line compiled as it was read, without
+		// parsing either (Matcher.MatchHoles), and Match only when that
+		// cannot tell.
 		d.m.Line = e.num
 		mark := d.m.Mark()
-		if ok, ts := d.m.MatchText(e.raw, a.raw); ok {
-			if ts == "" || d.timestampInOrder(run, ts, a.num) {
+		if ok, ts, t := d.m.MatchHoles(e.raw, e.holes, a.raw); ok {
+			if ts == "" || d.timestampInOrder(run, t, a.num) {
 				d.h.same(e.num, a.num, e.raw)
 				return
 			}
@@ -336,14 +374,69 @@ func (d *differ) pair(run int, e, a *srcLine) {
 	d.h.change(e.num, e.raw, a.num, a.raw)
 }
 
-// timestampInOrder is checkTimestamp for an actual timestamp ts that
-// matched [TIMESTAMP]: when it does not go back, it is recorded as the
-// run's latest and the answer is true; otherwise nothing changes.
-func (d *differ) timestampInOrder(run int, ts string, line int) bool {
-	t, ok := tolerant.ParseTimestamp(ts)
-	if !ok {
-		return false
+// resolve reads the key of actual line a when it is lazy: when a matches
+// golden line e (the one it would be paired with if the two are aligned),
+// a's key is e's with the values of the holes at /session_id and
+// /provenance/run_id in their places, and the match is kept for pair;
+// otherwise the key is read from a's text.
+func (d *differ) resolve(a, e *srcLine) {
+	if a == nil || !a.lazy {
+		return
 	}
+	if e != nil && e.keyOK && e.compiled {
+		d.m.Line = e.num
+		mark := d.m.Mark()
+		if ok, ts, t := d.m.MatchHoles(e.raw, e.holes, a.raw); ok {
+			if k, kok := d.derive(e, a); kok {
+				a.lazy, a.k, a.keyOK = false, k, true
+				d.pre = prematch{e: e, a: a, mark: mark, ts: ts, t: t}
+				return
+			}
+			d.m.Rollback(mark)
+		}
+	}
+	d.as.lineKey(a)
+}
+
+// derive is the key of actual line a, which matched golden line e: e's
+// key with the actual values where the golden has holes at the key's
+// members. ok is false when a hole stands for more (the whole
+// provenance), and the key must be read from the text.
+func (d *differ) derive(e, a *srcLine) (key, bool) {
+	k := e.k
+	for i := range e.holes {
+		switch e.holes[i].Ptr {
+		case "/session_id":
+			from, to := d.m.ActualSpan(i)
+			k.session = d.identityText(a.raw[from:to], d.as.prev.session)
+		case "/provenance/run_id":
+			from, to := d.m.ActualSpan(i)
+			k.run = d.identityText(a.raw[from:to], d.as.prev.run)
+		case "/provenance", "/sequence", "":
+			return key{}, false
+		}
+	}
+	d.as.prev = k
+	return k, true
+}
+
+// identityText is identity of the JSON value text v, reusing prev when it
+// spells it.
+func (d *differ) identityText(v []byte, prev string) string {
+	if len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return reuse(v[1:len(v)-1], prev)
+	}
+	val, err := jsonv.Parse(v)
+	if err != nil {
+		return ""
+	}
+	return identity(val)
+}
+
+// timestampInOrder is checkTimestamp for an actual timestamp (time t)
+// that matched [TIMESTAMP]: when it does not go back, it is recorded as
+// the run's latest and the answer is true; otherwise nothing changes.
+func (d *differ) timestampInOrder(run int, t time.Time, line int) bool {
 	if prev, seen := d.lastTS[run]; seen && t.Before(prev.t) {
 		return false
 	}

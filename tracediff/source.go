@@ -20,6 +20,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
 
 const (
@@ -44,11 +45,20 @@ type srcLine struct {
 	val   jsonv.Value // set when the source parses (parse mode)
 	valOK bool
 	torn  bool
+	// holes: the line compiled as a tolerant golden (compiled: it could
+	// be; see tolerant.Compile).
+	holes    []tolerant.Hole
+	compiled bool
+	// lazy: the key is not read yet (source.lazyKey); the comparison
+	// reads it (differ.resolve).
+	lazy bool
 }
 
 type srcBatch struct {
 	buf   []byte
 	lines []srcLine
+	holes []tolerant.Hole // the compiled lines' holes
+	ptrs  []byte          // their pointers
 }
 
 // source reads one side.
@@ -58,7 +68,10 @@ type source struct {
 	validate bool // tee into journal.Validate
 	golden   bool // a tolerant golden: shape-check every line
 	parse    bool // parse every line into val
+	compile  bool // compile every valid line as a tolerant golden
+	lazyKey  bool // leave the keys to the comparison (a validated source that does not parse)
 	check    jsonv.Canonicalizer
+	comp     tolerant.Compiler
 
 	prev     key // the last key scanned, for reuse
 	out      chan *srcBatch
@@ -119,7 +132,7 @@ func (s *source) run() {
 	}
 	rd := journal.NewReader(r)
 	b := <-s.free
-	b.buf, b.lines = b.buf[:0], b.lines[:0]
+	b.buf, b.lines, b.holes, b.ptrs = b.buf[:0], b.lines[:0], b.holes[:0], b.ptrs[:0]
 	for {
 		l, err := rd.Next()
 		if err != nil {
@@ -136,12 +149,12 @@ func (s *source) run() {
 		if len(b.lines) >= sourceBatchLines || len(b.buf) >= sourceBatchBytes {
 			s.out <- b
 			b = <-s.free
-			b.buf, b.lines = b.buf[:0], b.lines[:0]
+			b.buf, b.lines, b.holes, b.ptrs = b.buf[:0], b.lines[:0], b.holes[:0], b.ptrs[:0]
 		}
 		a := len(b.buf)
 		b.buf = append(b.buf, l.Raw...)
 		sl := srcLine{num: l.Num, raw: b.buf[a:len(b.buf):len(b.buf)], torn: l.Torn}
-		s.fill(&sl, shape)
+		s.fill(&sl, shape, b)
 		b.lines = append(b.lines, sl)
 	}
 	if len(b.lines) > 0 {
@@ -162,7 +175,7 @@ func (s *source) run() {
 }
 
 // fill sets the line's key, and its value when the source parses.
-func (s *source) fill(l *srcLine, shape *shapeChecker) {
+func (s *source) fill(l *srcLine, shape *shapeChecker, b *srcBatch) {
 	if shape != nil {
 		shape.lines++
 	}
@@ -173,6 +186,10 @@ func (s *source) fill(l *srcLine, shape *shapeChecker) {
 		}
 		return
 	}
+	if s.lazyKey && shape == nil && !s.parse {
+		l.lazy = true
+		return
+	}
 	if !s.parse {
 		switch {
 		case shape == nil:
@@ -180,7 +197,7 @@ func (s *source) fill(l *srcLine, shape *shapeChecker) {
 			if l.k, l.keyOK = scanKey(l.raw, &s.prev); l.keyOK {
 				return
 			}
-		case s.check.Check(l.raw) == nil:
+		case s.valid(l, b):
 			// Valid JSON, as Parse would say, without a tree: the shape
 			// check needs only the key, unless the sequence is out of
 			// place (then the full check below explains it).
@@ -204,6 +221,31 @@ func (s *source) fill(l *srcLine, shape *shapeChecker) {
 	if shape != nil {
 		shape.check(l, v)
 	}
+}
+
+// lineKey reads the key of a line of a validated source that does not
+// parse, as fill does; for lazy keys, on the comparison's goroutine.
+func (s *source) lineKey(l *srcLine) {
+	l.lazy = false
+	if l.k, l.keyOK = scanKey(l.raw, &s.prev); l.keyOK {
+		return
+	}
+	if v, err := jsonv.Parse(l.raw); err == nil {
+		l.k, l.keyOK = keyOf(v)
+	}
+}
+
+// valid reports whether a golden line is valid JSON, as jsonv.Parse says;
+// with s.compile it compiles the line as it checks it (l.holes, in b).
+func (s *source) valid(l *srcLine, b *srcBatch) bool {
+	if !s.compile {
+		return s.check.Check(l.raw) == nil
+	}
+	n := len(b.holes)
+	var err error
+	b.holes, b.ptrs, l.compiled, err = s.comp.Check(b.holes, b.ptrs, l.raw)
+	l.holes = b.holes[n:len(b.holes):len(b.holes)]
+	return err == nil
 }
 
 // keyOf reads the key from a parsed event: the sequence must be an integer

@@ -334,6 +334,47 @@ func (c *Canonicalizer) check(src []byte) error {
 // object, not the number of values.
 func (c *Canonicalizer) Check(src []byte) error { return c.check(src) }
 
+// CheckStrings is Check that calls visit with each string value of src
+// (not object keys), in input order, as the check reads it: its content
+// src[a:b] (without the quotes) and whether it has escapes, and where it
+// is (the Path, valid during the call). visit may be called for strings
+// before an error the check then returns.
+func (c *Canonicalizer) CheckStrings(src []byte, visit func(a, b int, esc bool, p Path)) error {
+	if c.sv == nil {
+		c.sv = func(a, b int, esc bool) { c.uv(a, b, esc, Path{&c.s}) }
+	}
+	c.uv, c.s.visit = visit, c.sv
+	err := c.check(src)
+	c.uv, c.s.visit = nil, nil
+	return err
+}
+
+// Path is where a string value stands in the text CheckStrings reads: one
+// step for each container around it, the outermost first.
+type Path struct{ s *scanner }
+
+// Len is the number of steps.
+func (p Path) Len() int { return len(p.s.stack) }
+
+// At returns step i: in an object, the member's decoded key; in an array
+// (key nil), the element's index.
+func (p Path) At(i int) (key []byte, index int) {
+	s := p.s
+	f := &s.stack[i]
+	if !f.obj {
+		return nil, f.count - 1
+	}
+	// The object's members are in s.mems up to the next object inside it.
+	end := len(s.mems)
+	for _, g := range s.stack[i+1:] {
+		if g.obj {
+			end = g.mbase
+			break
+		}
+	}
+	return s.key(&s.mems[end-1]), 0
+}
+
 // AppendOrdered validates src as Parse does and appends what
 // Parse(src).AppendJSON would: member order kept, Python's spellings,
 // without building the Value. On error dst is returned unchanged.

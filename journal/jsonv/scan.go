@@ -81,6 +81,9 @@ type scanner struct {
 	// needs (the open containers and the keys of open objects), so memory
 	// follows the nesting and the widest open object, not the input's size.
 	check bool
+	// visit, in check mode, is called with each string value (not keys)
+	// as it is read: its content src[a:b] and whether it has escapes.
+	visit func(a, b int, esc bool)
 }
 
 // bigScratch is the scratch size (in elements) past which a scanner lets
@@ -157,6 +160,9 @@ value:
 		end, esc, e := scanString(src, i+1)
 		if e != nil {
 			return e
+		}
+		if s.visit != nil {
+			s.visit(i+1, end, esc)
 		}
 		k := tStr
 		if esc {
@@ -482,54 +488,77 @@ func scanString(src []byte, i int) (int, bool, *SyntaxError) {
 			return 0, false, errEOF(n)
 		}
 		c := src[i]
-		switch {
-		case c == '"':
-			return i, esc, nil
-		case c == '\\':
+		if c == '\\' {
+			// The common escapes first, by table; \u and errors below.
 			esc = true
-			if i+1 >= n {
-				return 0, false, errEOF(n)
-			}
-			switch src[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			if i+1 < n && simpleEscape[src[i+1]] {
 				i += 2
-			case 'u':
-				r := hex4(src[i+2:])
-				if r < 0 {
-					if n-(i+2) < 4 && allHex(src[i+2:]) {
-						return 0, false, errEOF(n)
-					}
-					return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: `invalid \u escape: want 4 hex digits`}
-				}
-				switch {
-				case r >= 0xD800 && r < 0xDC00:
-					if i+12 > n || src[i+6] != '\\' || src[i+7] != 'u' {
-						return 0, false, errSurrogate(src, i, r)
-					}
-					if lo := hex4(src[i+8:]); lo < 0xDC00 || lo > 0xDFFF {
-						return 0, false, errSurrogate(src, i, r)
-					}
-					i += 12
-				case r >= 0xDC00 && r <= 0xDFFF:
-					return 0, false, errSurrogate(src, i, r)
-				default:
-					i += 6
-				}
-			default:
-				return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "invalid escape \\" + describeEsc(src, i+1)}
+				continue
 			}
-		case c < 0x20:
-			return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: fmt.Sprintf("unescaped control character U+%04X in string", c)}
-		case c < utf8.RuneSelf:
-			i++ // a false hit from the word test
-		default:
-			size := utf8Len(src, i)
-			if size == 0 {
-				return 0, false, errUTF8(src, i)
+			var err *SyntaxError
+			if i, err = escapeAt(src, i); err != nil {
+				return 0, false, err
 			}
-			i += size
+			continue
 		}
+		if c >= utf8.RuneSelf {
+			// A run of multi-byte characters is read here, not one
+			// word-test miss each.
+			for {
+				size := utf8Len(src, i)
+				if size == 0 {
+					return 0, false, errUTF8(src, i)
+				}
+				if i += size; i >= n || src[i] < utf8.RuneSelf {
+					break
+				}
+			}
+			continue
+		}
+		if c == '"' {
+			return i, esc, nil
+		}
+		if c < 0x20 {
+			return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: fmt.Sprintf("unescaped control character U+%04X in string", c)}
+		}
+		i++ // a false hit from the word test
 	}
+}
+
+// simpleEscape marks the bytes that may follow a backslash alone.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// escapeAt reads the escape at src[i] ('\\') that is not a simple one: a
+// \u escape (a surrogate pair when it is a high surrogate), or an error.
+// It returns the index after it.
+func escapeAt(src []byte, i int) (int, *SyntaxError) {
+	n := len(src)
+	if i+1 >= n {
+		return 0, errEOF(n)
+	}
+	if src[i+1] != 'u' {
+		return 0, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: "invalid escape \\" + describeEsc(src, i+1)}
+	}
+	r := hex4(src[i+2:])
+	if r < 0 {
+		if n-(i+2) < 4 && allHex(src[i+2:]) {
+			return 0, errEOF(n)
+		}
+		return 0, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: `invalid \u escape: want 4 hex digits`}
+	}
+	switch {
+	case r >= 0xD800 && r < 0xDC00:
+		if i+12 > n || src[i+6] != '\\' || src[i+7] != 'u' {
+			return 0, errSurrogate(src, i, r)
+		}
+		if lo := hex4(src[i+8:]); lo < 0xDC00 || lo > 0xDFFF {
+			return 0, errSurrogate(src, i, r)
+		}
+		return i + 12, nil
+	case r >= 0xDC00 && r <= 0xDFFF:
+		return 0, errSurrogate(src, i, r)
+	}
+	return i + 6, nil
 }
 
 func allHex(p []byte) bool {

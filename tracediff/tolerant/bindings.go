@@ -2,37 +2,60 @@ package tolerant
 
 import (
 	"hash/maphash"
+	"math"
 )
 
 // bindings holds a Matcher's bindings: for each, the name, the canonical
 // JSON of the value, the expected line and the pointer where it was made;
 // found by name and by value. A trace of a few hundred thousand events
 // binds as many names, so they are kept flat, where the collector has
-// nothing to scan: the bytes in chunks of an arena, the records in chunks,
-// two open-addressing tables of record numbers (linear probing, deletion
-// by backward shift, for Rollback). About 32 bytes a binding plus its
-// bytes plus 16 bytes of tables.
+// nothing to scan: the name and value bytes in chunks of an arena, the
+// pointers interned (a trace binds at a handful of places), the records in
+// chunks, and two open-addressing tables of record numbers, each slot with
+// a byte of its hash beside it so that a probe seldom reads a record
+// (linear probing, deletion by backward shift, for Rollback). About 24
+// bytes a binding, its name and value, and 5-10 bytes of tables.
 type bindings struct {
 	seed   maphash.Seed
-	arena  [][]byte    // chunks of name+canon+ptr bytes
+	arena  [][]byte    // chunks of name+canon (+ptr, when not interned) bytes
 	recs   [][]bindRec // chunks of recChunk records
 	n      int
-	byName []uint32 // record number + 1; 0 is empty
-	byVal  []uint32
+	byName table
+	byVal  table
+
+	ptrs     []string          // interned pointers
+	ptrIndex map[string]uint32 // pointer → index in ptrs
+	bigLines map[int]int       // record → line, for lines past math.MaxUint32
+
+	// recent: record numbers + 1 of names found or added lately (a run's
+	// session and run names, the last events named as parents), which
+	// are compared before the table is asked.
+	recent  [8]uint32
+	recentN int
+}
+
+type table struct {
+	slots []uint32 // record number + 1; 0 is empty
+	tags  []uint8  // the top byte of the slot's hash
 }
 
 type bindRec struct {
-	off                      uint64 // chunk<<32 | position of name, canon, ptr
-	nameLen, canonLen, ptrLn uint32
-	line                     int
+	off      uint64 // chunk<<32 | position of name, canon (and ptr)
+	hn, hv   uint32 // the hashes of name and canon (as tables use them)
+	canonLen uint32
+	ptr      uint32 // index in ptrs; with ownPtr set, the length of the pointer after canon
+	line     uint32 // math.MaxUint32: in bigLines
+	nameLen  uint8  // names are at most maxNameLen bytes
 }
 
 const (
 	arenaChunk = 1 << 20
 	recChunk   = 8192
+	ownPtr     = 1 << 31
+	maxPtrs    = 1 << 16 // pointers interned, at most
 )
 
-func newBindings() bindings { return bindings{seed: maphash.MakeSeed()} }
+func newBindings() bindings { return bindings{seed: maphash.MakeSeed(), ptrIndex: map[string]uint32{}} }
 
 func (s *bindings) rec(i int) *bindRec { return &s.recs[i/recChunk][i%recChunk] }
 
@@ -42,41 +65,65 @@ func (s *bindings) bytes(i int) (name, canon, ptr []byte) {
 	c := s.arena[r.off>>32]
 	p := int(r.off & (1<<32 - 1))
 	name = c[p : p+int(r.nameLen)]
-	canon = c[p+int(r.nameLen) : p+int(r.nameLen)+int(r.canonLen)]
-	ptr = c[p+int(r.nameLen)+int(r.canonLen) : p+int(r.nameLen)+int(r.canonLen)+int(r.ptrLn)]
-	return
+	p += int(r.nameLen)
+	canon = c[p : p+int(r.canonLen)]
+	if r.ptr&ownPtr != 0 {
+		p += int(r.canonLen)
+		return name, canon, c[p : p+int(r.ptr&^ownPtr)]
+	}
+	return name, canon, []byte(s.ptrs[r.ptr])
+}
+
+// nameCanon is bytes without the pointer.
+func (s *bindings) nameCanon(i int) (name, canon []byte) {
+	r := s.rec(i)
+	c := s.arena[r.off>>32]
+	p := int(r.off & (1<<32 - 1))
+	return c[p : p+int(r.nameLen)], c[p+int(r.nameLen) : p+int(r.nameLen)+int(r.canonLen)]
+}
+
+func (s *bindings) line(i int) int {
+	if l := s.rec(i).line; l != math.MaxUint32 {
+		return int(l)
+	}
+	return s.bigLines[i]
 }
 
 func (s *bindings) binding(i int) binding {
 	_, canon, ptr := s.bytes(i)
-	return binding{canon: string(canon), line: s.rec(i).line, ptr: string(ptr)}
+	return binding{canon: string(canon), line: s.line(i), ptr: string(ptr)}
 }
 
-func (s *bindings) name(i int) string { n, _, _ := s.bytes(i); return string(n) }
+func (s *bindings) name(i int) string { n, _ := s.nameCanon(i); return string(n) }
 
-func (s *bindings) hashName(name []byte) uint64 { return maphash.Bytes(s.seed, name) }
-func (s *bindings) hashVal(canon []byte) uint64 {
-	return maphash.Bytes(s.seed, canon) * 0x9e3779b97f4a7c15 // another hash than names'
+// hashName and hashVal are the hashes of a name and of a canonical value:
+// 32 bits, the low ones a table's slot, the top byte its tag.
+func (s *bindings) hashName(name []byte) uint32 { return uint32(maphash.Bytes(s.seed, name)) }
+func (s *bindings) hashVal(canon []byte) uint32 {
+	return uint32(maphash.Bytes(s.seed, canon) >> 32) // other bits than names'
 }
 
-// find returns the record whose name (byValue: canonical value) is b, or -1.
-func (s *bindings) find(b []byte, byValue bool) int {
-	t, h := s.byName, uint64(0)
+// find returns the record whose name (byValue: canonical value) is b, or
+// -1; h is b's hash (hashName, or hashVal for byValue).
+func (s *bindings) find(b []byte, h uint32, byValue bool) int {
+	t := &s.byName
 	if byValue {
-		t, h = s.byVal, s.hashVal(b)
-	} else {
-		h = s.hashName(b)
+		t = &s.byVal
 	}
-	if len(t) == 0 {
+	if len(t.slots) == 0 {
 		return -1
 	}
-	mask := uint64(len(t) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		r := t[i]
+	mask := uint64(len(t.slots) - 1)
+	tag := uint8(h >> 24)
+	for i := uint64(h) & mask; ; i = (i + 1) & mask {
+		r := t.slots[i]
 		if r == 0 {
 			return -1
 		}
-		name, canon, _ := s.bytes(int(r - 1))
+		if t.tags[i] != tag {
+			continue
+		}
+		name, canon := s.nameCanon(int(r - 1))
 		k := name
 		if byValue {
 			k = canon
@@ -87,10 +134,46 @@ func (s *bindings) find(b []byte, byValue bool) int {
 	}
 }
 
+// findName is find(name, hashName(name), false), trying the recent names
+// first.
+func (s *bindings) findName(name []byte) int {
+	for _, r := range s.recent {
+		if r != 0 {
+			if n, _ := s.nameCanon(int(r - 1)); string(n) == string(name) {
+				return int(r - 1)
+			}
+		}
+	}
+	i := s.find(name, s.hashName(name), false)
+	if i >= 0 {
+		s.remember(i)
+	}
+	return i
+}
+
+func (s *bindings) remember(i int) {
+	s.recent[s.recentN%len(s.recent)] = uint32(i + 1)
+	s.recentN++
+}
+
 // add records a binding; name must not be bound, nor canon bound to a
-// name.
-func (s *bindings) add(name, canon, ptr []byte, line int) {
-	size := len(name) + len(canon) + len(ptr)
+// name. hn and hv are their hashes.
+func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
+	pi, own := uint32(0), false
+	if k, ok := s.ptrIndex[string(ptr)]; ok {
+		pi = k
+	} else if len(s.ptrs) < maxPtrs {
+		pi = uint32(len(s.ptrs))
+		p := string(ptr)
+		s.ptrs = append(s.ptrs, p)
+		s.ptrIndex[p] = pi
+	} else {
+		pi, own = uint32(len(ptr))|ownPtr, true
+	}
+	size := len(name) + len(canon)
+	if own {
+		size += len(ptr)
+	}
 	last := len(s.arena) - 1
 	if last < 0 || len(s.arena[last])+size > cap(s.arena[last]) {
 		s.arena = append(s.arena, make([]byte, 0, max(arenaChunk, size)))
@@ -100,81 +183,94 @@ func (s *bindings) add(name, canon, ptr []byte, line int) {
 	off := uint64(last)<<32 | uint64(len(c))
 	c = append(c, name...)
 	c = append(c, canon...)
-	s.arena[last] = append(c, ptr...)
+	if own {
+		c = append(c, ptr...)
+	}
+	s.arena[last] = c
 	if s.n%recChunk == 0 && s.n/recChunk == len(s.recs) {
 		s.recs = append(s.recs, make([]bindRec, recChunk))
 	}
-	*s.rec(s.n) = bindRec{off: off, nameLen: uint32(len(name)), canonLen: uint32(len(canon)), ptrLn: uint32(len(ptr)), line: line}
-	s.n++
-	if 2*s.n > len(s.byName) {
-		s.rehash(max(64, 4*s.n))
-		return
+	r := bindRec{off: off, hn: hn, hv: hv, canonLen: uint32(len(canon)), ptr: pi, line: math.MaxUint32, nameLen: uint8(len(name))}
+	if line >= 0 && line < math.MaxUint32 {
+		r.line = uint32(line)
+	} else {
+		if s.bigLines == nil {
+			s.bigLines = map[int]int{}
+		}
+		s.bigLines[s.n] = line
 	}
-	s.insert(s.byName, s.hashName(name), s.n)
-	s.insert(s.byVal, s.hashVal(canon), s.n)
+	*s.rec(s.n) = r
+	s.n++
+	if 4*s.n > 3*len(s.byName.slots) {
+		s.rehash(max(64, 2*len(s.byName.slots)))
+	} else {
+		s.byName.insert(hn, s.n)
+		s.byVal.insert(hv, s.n)
+	}
+	s.remember(s.n - 1)
 }
 
-func (s *bindings) insert(t []uint32, h uint64, r int) {
-	mask := uint64(len(t) - 1)
-	i := h & mask
-	for t[i] != 0 {
+func (t *table) insert(h uint32, r int) {
+	mask := uint64(len(t.slots) - 1)
+	i := uint64(h) & mask
+	for t.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t[i] = uint32(r)
+	t.slots[i], t.tags[i] = uint32(r), uint8(h>>24)
 }
 
 // rehash builds both tables anew with size slots (a power of two).
 func (s *bindings) rehash(size int) {
-	n := 1
-	for n < size {
-		n <<= 1
-	}
-	s.byName, s.byVal = make([]uint32, n), make([]uint32, n)
+	s.byName = table{slots: make([]uint32, size), tags: make([]uint8, size)}
+	s.byVal = table{slots: make([]uint32, size), tags: make([]uint8, size)}
 	for i := 0; i < s.n; i++ {
-		name, canon, _ := s.bytes(i)
-		s.insert(s.byName, s.hashName(name), i+1)
-		s.insert(s.byVal, s.hashVal(canon), i+1)
+		r := s.rec(i)
+		s.byName.insert(r.hn, i+1)
+		s.byVal.insert(r.hv, i+1)
 	}
 }
 
 // truncate forgets the records from mark on, the newest first.
 func (s *bindings) truncate(mark int) {
+	for k, r := range s.recent {
+		if int(r) > mark {
+			s.recent[k] = 0
+		}
+	}
 	for s.n > mark {
 		i := s.n - 1
-		name, canon, _ := s.bytes(i)
-		s.remove(s.byName, s.hashName(name), i+1, false)
-		s.remove(s.byVal, s.hashVal(canon), i+1, true)
 		r := s.rec(i)
+		s.remove(&s.byName, r.hn, i+1, false)
+		s.remove(&s.byVal, r.hv, i+1, true)
 		c := r.off >> 32
 		s.arena[c] = s.arena[c][:r.off&(1<<32-1)]
 		if len(s.arena[c]) == 0 && int(c) == len(s.arena)-1 {
 			s.arena = s.arena[:c]
 		}
+		delete(s.bigLines, i)
 		s.n--
 	}
 }
 
 // remove deletes record r from table t, moving back the records after it
 // that would no longer be found.
-func (s *bindings) remove(t []uint32, h uint64, r int, byValue bool) {
-	mask := uint64(len(t) - 1)
-	i := h & mask
-	for t[i] != uint32(r) {
+func (s *bindings) remove(t *table, h uint32, r int, byValue bool) {
+	mask := uint64(len(t.slots) - 1)
+	i := uint64(h) & mask
+	for t.slots[i] != uint32(r) {
 		i = (i + 1) & mask
 	}
-	for j := (i + 1) & mask; t[j] != 0; j = (j + 1) & mask {
-		name, canon, _ := s.bytes(int(t[j] - 1))
-		var home uint64
+	for j := (i + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
+		o := s.rec(int(t.slots[j] - 1))
+		home := uint64(o.hn) & mask
 		if byValue {
-			home = s.hashVal(canon) & mask
-		} else {
-			home = s.hashName(name) & mask
+			home = uint64(o.hv) & mask
 		}
 		// t[j] may move to i when its home is not in (i, j], cyclically.
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			t[i] = t[j]
+			t.slots[i], t.tags[i] = t.slots[j], t.tags[j]
 			i = j
 		}
 	}
-	t[i] = 0
+	t.slots[i] = 0
 }

@@ -15,13 +15,14 @@ func TestBindingsMatchMaps(t *testing.T) {
 	type entry struct{ name, canon, ptr string }
 	var order []entry
 	names, vals := map[string]int{}, map[string]int{}
+	lines := map[int]int{}
 	check := func() {
 		if s.n != len(order) {
 			t.Fatalf("n %d, want %d", s.n, len(order))
 		}
 		for i, e := range order {
 			n, c, p := s.bytes(i)
-			if string(n) != e.name || string(c) != e.canon || string(p) != e.ptr {
+			if string(n) != e.name || string(c) != e.canon || string(p) != e.ptr || s.line(i) != lines[i] {
 				t.Fatalf("record %d: %q %q %q, want %+v", i, n, c, p, e)
 			}
 		}
@@ -42,7 +43,15 @@ func TestBindingsMatchMaps(t *testing.T) {
 				continue
 			}
 			ptr := "/p/" + strconv.Itoa(step%7)
-			s.add([]byte(name), []byte(canon), []byte(ptr), step)
+			if step%2 == 0 {
+				ptr = "/q/" + strconv.Itoa(step) // past maxPtrs distinct pointers
+			}
+			line := step
+			if step%1000 == 3 {
+				line = 1<<33 + step
+			}
+			s.add([]byte(name), []byte(canon), []byte(ptr), line, s.hashName([]byte(name)), s.hashVal([]byte(canon)))
+			lines[len(order)] = line
 			names[name], vals[canon] = len(order), len(order)
 			order = append(order, entry{name, canon, ptr})
 		case op < 95:
@@ -56,12 +65,15 @@ func TestBindingsMatchMaps(t *testing.T) {
 			if !ok {
 				want = -1
 			}
-			if got := s.find([]byte(k), false); got != want {
+			if got := s.find([]byte(k), s.hashName([]byte(k)), false); got != want {
 				t.Fatalf("find name %q = %d, want %d", k, got, want)
+			}
+			if got := s.findName([]byte(k)); got != want {
+				t.Fatalf("findName %q = %d, want %d", k, got, want)
 			}
 			if len(order) > 0 {
 				c := order[r.IntN(len(order))].canon
-				if got := s.find([]byte(c), true); got != vals[c] {
+				if got := s.find([]byte(c), s.hashVal([]byte(c)), true); got != vals[c] {
 					t.Fatalf("find value = %d, want %d", got, vals[c])
 				}
 			}
@@ -78,7 +90,7 @@ func TestBindingsMatchMaps(t *testing.T) {
 	}
 	check()
 	for k, want := range names {
-		if got := s.find([]byte(k), false); got != want {
+		if got := s.find([]byte(k), s.hashName([]byte(k)), false); got != want {
 			t.Fatalf("find %q = %d, want %d", k, got, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -39,8 +40,13 @@ type Matcher struct {
 	Line int
 
 	binds bindings // name ↔ value, in the order bound (for Rollback)
-	ptr   []byte   // the pointer being visited
-	canon []byte   // scratch for a value's canonical JSON
+	holes []Hole   // MatchText's scratch
+	ptrs  []byte
+	comp  Compiler
+	ts    time.Time // the last Timestamp hole's time (MatchHoles)
+	spans [][2]int  // the actual values of the last MatchHoles' holes
+	ptr   []byte    // the pointer being visited
+	canon []byte    // scratch for a value's canonical JSON
 	globs map[string][]globToken
 }
 
@@ -206,22 +212,23 @@ func (m *Matcher) bind(name string, v jsonv.Value) string {
 // does not keep).
 func (m *Matcher) bindCanon(name string, canon []byte) string {
 	nb := unsafe.Slice(unsafe.StringData(name), len(name))
-	if i := m.binds.find(nb, false); i >= 0 {
+	if i := m.binds.findName(nb); i >= 0 {
 		_, bc, _ := m.binds.bytes(i)
 		if string(bc) == string(canon) {
 			return ""
 		}
 		b := m.binds.binding(i)
-		if o := m.binds.find(canon, true); o >= 0 {
+		if o := m.binds.find(canon, m.binds.hashVal(canon), true); o >= 0 {
 			return fmt.Sprintf("[%s] is bound to %s (%s) and this value to [%s] (%s): a mix-up of the two",
 				name, cut(b.canon, 60), where(b), m.binds.name(o), where(m.binds.binding(o)))
 		}
 		return fmt.Sprintf("[%s] is bound to %s (%s)", name, cut(b.canon, 60), where(b))
 	}
-	if o := m.binds.find(canon, true); o >= 0 {
+	hn, hv := m.binds.hashName(nb), m.binds.hashVal(canon)
+	if o := m.binds.find(canon, hv, true); o >= 0 {
 		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", m.binds.name(o), where(m.binds.binding(o)))
 	}
-	m.binds.add(nb, canon, m.ptr, m.Line)
+	m.binds.add(nb, canon, m.ptr, m.Line, hn, hv)
 	return ""
 }
 

@@ -157,6 +157,11 @@ func ParseTimestamp(s string) (time.Time, bool) {
 	if len(s) < 20 || len(s) > 64 {
 		return time.Time{}, false
 	}
+	if s[10] != 't' && s[len(s)-1] != 'z' && (s[17] != '6' || s[18] != '0') {
+		// Nothing to respell: time.Parse reads s as it is.
+		t, err := time.Parse(time.RFC3339Nano, s)
+		return t, err == nil
+	}
 	b := []byte(s)
 	if b[10] == 't' {
 		b[10] = 'T'

@@ -100,6 +100,19 @@ func textCorpus(t *testing.T) [][2][][]byte {
 		{`{"a":12}`, `{"a":123}`},
 		{`{"a":"[X]"} `, `{"a":"p"}`},
 		{`{"a": "[X]"}`, `{"a":"p"}`},
+		{`{"a": "[X]", "b" : 1}`, `{"a": "v", "b" : 1}`},
+		{`{"time\u0073tamp":"[TIMESTAMP]","k":"[K]"}`, `{"time\u0073tamp":"2026-01-02T03:04:05Z","k":"z"}`},
+		{`{"a":"x\ny","b":"[X2]"}`, `{"a":"x\ny","b":"v2"}`},
+		{`{"a":"\u005bID-9]"}`, `{"a":"q9"}`},
+		{`{"a":"\\x"}`, `{"a":"\\x"}`},
+		{`{"a":"\\[Y]"}`, `{"a":"[\u0059]"}`},
+		{`{"a":["[E3]",{"b~/c":"[E4]"}]}`, `{"a":[{"x":1},{"b~/c":[2]}]}`},
+		{`{"a":"[E3]"}`, `{"a":{"x":1}}`},
+		{`{"a":"[E3]"}`, `{"a":{"x": 1}}`},
+		{`{"g":"a[..]b"}`, `{"g":"a\u0041b"}`},
+		{`{"...":1,"k":"[K9]"}`, `{"...":1,"k":"v9"}`},
+		{`{"...":"[K10]"}`, `{"...":"v10"}`},
+		{`{"x":{"...":"{...}"}}`, `{"x":{"a":1}}`},
 	}
 	var hg, ha [][]byte
 	for _, h := range hand {
@@ -207,7 +220,7 @@ func dumpBindings(m *Matcher) []string {
 	var out []string
 	for i := 0; i < m.binds.n; i++ {
 		name, canon, ptr := m.binds.bytes(i)
-		out = append(out, fmt.Sprintf("%s=%s@%d%s n%d v%d", name, canon, m.binds.rec(i).line, ptr, m.binds.find(name, false), m.binds.find(canon, true)))
+		out = append(out, fmt.Sprintf("%s=%s@%d%s n%d v%d", name, canon, m.binds.line(i), ptr, m.binds.find(name, m.binds.hashName(name), false), m.binds.find(canon, m.binds.hashVal(canon), true)))
 	}
 	return out
 }
