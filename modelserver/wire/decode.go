@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,12 +11,24 @@ import (
 
 // Decode parses body as a request to api and checks it as the real API
 // would: required fields and their types, the roles, and the tool-call
-// protocol. The *Error is what the API answers (status 400). When only the
-// tool-call protocol is broken the Request is returned with the error, so
-// a caller can still record what was sent.
+// protocol. The *Error is what the API answers (status 400; 413 for a
+// request past MaxItems). When only the tool-call protocol is broken the
+// Request is returned with the error, so a caller can still record what
+// was sent.
+//
+// The body is validated once and then read in place (raw.go): decoding
+// costs about what the Request keeps (its messages' text, ids and tool
+// names, about the body's size at most), whatever the body holds.
 func Decode(api API, body []byte) (*Request, *Error) {
 	return DecodeWith(api, body, DecodeOptions{})
 }
+
+// MaxItems is how many messages (a Responses request's input items),
+// content parts, tool calls and tools one request may hold in all
+// (DecodeOptions.MaxItems changes it): far more than an agent's
+// conversation holds, and a bound on what a request costs the server (a
+// record per message in its trace) whatever the size of its items.
+const MaxItems = 100_000
 
 // DecodeOptions are what a request's headers change in how its body is
 // read.
@@ -26,62 +39,132 @@ type DecodeOptions struct {
 	// without it such a message is refused with the API's own wording, so
 	// that a client's fallback can fire.
 	MidConversationSystem bool
+	// MaxItems bounds the request's messages, content parts, tool calls
+	// and tools in all (413 beyond); 0 is MaxItems.
+	MaxItems int
 }
 
-// DecodeWith is Decode with the options the request's headers set.
-func DecodeWith(api API, body []byte, opt DecodeOptions) (*Request, *Error) {
-	v, err := jsonv.Parse(body)
-	if err != nil {
+// decoder is the state of one Decode: its options, the items counted and
+// the text made so far.
+type decoder struct {
+	opt   DecodeOptions
+	items int
+	// text counts the bytes of the messages' Text made so far, bounded by
+	// budget: the body's size and TextSlack.
+	text, budget int
+	num          []byte // scratch: a number's spelling
+	nested       int    // tool_result blocks open in partText
+}
+
+// TextSlack is how much larger than its body a request's text (its
+// messages' Text, all told) may be: text is the body's strings, parts
+// named "[TYPE]" and tool-call arguments written again, so a request's
+// text is about its body's size at most, unless its numbers' Python
+// spellings are much longer than they were written (1e15 is
+// 1000000000000000.0). Such a request is refused with 413.
+const TextSlack = 1 << 20
+
+func newDecoder(opt DecodeOptions, body []byte) *decoder {
+	return &decoder{opt: opt, budget: len(body) + TextSlack}
+}
+
+// addText counts n bytes of text and refuses the request past the budget.
+func (d *decoder) addText(n int) *Error {
+	d.text += n
+	if d.text > d.budget {
+		return &Error{Status: 413, Type: TypeTooLarge, Message: fmt.Sprintf("the request's text as the scripted model server records it (numbers in Python's spelling: 1e15 is 1000000000000000.0) is larger than %d bytes, its body's size and %d more", d.budget, TextSlack)}
+	}
+	return nil
+}
+
+// textOf is a string value's text, counted.
+func (d *decoder) textOf(v val) (string, *Error) {
+	t := v.Text()
+	return t, d.addText(len(t))
+}
+
+// limit is the bound on items.
+func (d *decoder) limit() int {
+	if d.opt.MaxItems > 0 {
+		return d.opt.MaxItems
+	}
+	return MaxItems
+}
+
+// count adds n items and refuses the request past the bound.
+func (d *decoder) count(n int) *Error {
+	d.items += n
+	if limit := d.limit(); d.items > limit {
+		return &Error{Status: 413, Type: TypeTooLarge, Message: fmt.Sprintf("the request holds more than %d messages, content parts, tool calls and tools in all: the scripted model server reads at most %d", limit, limit)}
+	}
+	return nil
+}
+
+// body validates a request body and returns its top-level object.
+func body(raw []byte) (val, *Error) {
+	if err := checkBody(raw); err != nil {
 		return nil, Invalid("", "the request body is not valid JSON (%v): send one JSON object", err)
 	}
+	v := rawOf(raw)
 	if v.Kind() != jsonv.Object {
 		return nil, Invalid("", "the request body is a JSON %s: send one JSON object", v.Kind())
 	}
-	switch api {
-	case OpenAIChat:
-		return decodeOpenAI(v)
-	case OpenAIResponses:
-		return decodeResponses(v)
-	case AnthropicMessages:
-		return decodeAnthropic(v, opt)
-	}
-	return nil, &Error{Status: 404, Type: TypeNotFound, Message: fmt.Sprintf("unknown API %q", api)}
+	return v, nil
 }
 
-// field reads an optional member of kind k (a null counts as absent).
-func field(v jsonv.Value, key string, k jsonv.Kind) (jsonv.Value, bool, bool) {
-	f, ok := v.Get(key)
-	if !ok || f.Kind() == jsonv.Null {
-		return jsonv.Value{}, false, true
+// DecodeWith is Decode with the options the request's headers set.
+func DecodeWith(api API, raw []byte, opt DecodeOptions) (*Request, *Error) {
+	v, e := body(raw)
+	if e != nil {
+		return nil, e
+	}
+	d := newDecoder(opt, raw)
+	switch api {
+	case OpenAIChat:
+		return d.decodeOpenAI(v)
+	case OpenAIResponses:
+		return d.decodeResponses(v)
+	case AnthropicMessages:
+		return d.decodeAnthropic(v, false)
+	}
+	return nil, &Error{Status: 404, Type: TypeNotFound, Message: fmt.Sprintf("unknown API %q", Short(string(api)))}
+}
+
+// field reads an optional member (a null counts as absent) of kind k.
+func field(f val, k jsonv.Kind) (val, bool, bool) {
+	if !f.IsValid() || f.Kind() == jsonv.Null {
+		return nil, false, true
 	}
 	return f, true, f.Kind() == k
 }
 
-func decodeStream(v jsonv.Value, param string) (bool, *Error) {
-	f, ok, typed := field(v, "stream", jsonv.Bool)
+func decodeStream(f val, param string) (bool, *Error) {
+	f, ok, typed := field(f, jsonv.Bool)
 	if ok && !typed {
 		return false, Invalid(param, "Invalid type for 'stream': expected a boolean, but got a JSON %s instead.", f.Kind())
 	}
 	return f.IsTrue(), nil
 }
 
-func decodeOpenAI(v jsonv.Value) (*Request, *Error) {
-	r := &Request{API: OpenAIChat, Body: v}
-	model, ok, typed := field(v, "model", jsonv.String)
+func (d *decoder) decodeOpenAI(v val) (*Request, *Error) {
+	r := &Request{API: OpenAIChat}
+	var top [5]val
+	v.pick(top[:], "model", "stream", "stream_options", "messages", "tools")
+	model, ok, typed := field(top[0], jsonv.String)
 	if !ok || !typed || model.Text() == "" {
 		return nil, Invalid("model", "you must provide a model parameter (a non-empty string)")
 	}
 	r.Model = model.Text()
 	var e *Error
-	if r.Stream, e = decodeStream(v, "stream"); e != nil {
+	if r.Stream, e = decodeStream(top[1], "stream"); e != nil {
 		return nil, e
 	}
-	if so, ok, _ := field(v, "stream_options", jsonv.Object); ok {
+	if so, ok, _ := field(top[2], jsonv.Object); ok {
 		if iu, ok := so.Get("include_usage"); ok {
 			r.IncludeUsage = iu.IsTrue()
 		}
 	}
-	msgs, ok, typed := field(v, "messages", jsonv.Array)
+	msgs, ok, typed := field(top[3], jsonv.Array)
 	switch {
 	case !ok:
 		e := Invalid("messages", "Missing required parameter: 'messages'.")
@@ -89,23 +172,30 @@ func decodeOpenAI(v jsonv.Value) (*Request, *Error) {
 		return nil, e
 	case !typed:
 		return nil, Invalid("messages", "Invalid type for 'messages': expected an array of objects, but got a JSON %s instead.", msgs.Kind())
-	case msgs.Len() == 0:
+	case msgs.Empty():
 		e := Invalid("messages", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
 		e.Code = "empty_array"
 		return nil, e
 	}
-	for i, m := range msgs.Elems() {
-		msg, e := openAIMessage(i, m)
+	r.Messages = make([]Message, 0, msgs.Len(d.limit()+1)) // appends would allocate five times the slice
+	for i, m := range msgs.All() {
+		if e = d.count(1); e != nil {
+			return nil, e
+		}
+		msg, e := d.openAIMessage(i, m)
 		if e != nil {
 			return nil, e
 		}
 		r.Messages = append(r.Messages, msg)
 	}
-	if tools, ok, typed := field(v, "tools", jsonv.Array); ok {
+	if tools, ok, typed := field(top[4], jsonv.Array); ok {
 		if !typed {
 			return nil, Invalid("tools", "Invalid type for 'tools': expected an array of objects, but got a JSON %s instead.", tools.Kind())
 		}
-		for i, t := range tools.Elems() {
+		for i, t := range tools.All() {
+			if e = d.count(1); e != nil {
+				return nil, e
+			}
 			fn, _ := t.Get("function")
 			name, _ := fn.Get("name")
 			if t.Kind() != jsonv.Object || name.Kind() != jsonv.String || name.Text() == "" {
@@ -119,45 +209,56 @@ func decodeOpenAI(v jsonv.Value) (*Request, *Error) {
 
 var openAIRoles = []string{"system", "developer", "user", "assistant", "tool", "function"}
 
-func openAIMessage(i int, m jsonv.Value) (Message, *Error) {
+func (d *decoder) openAIMessage(i int, m val) (Message, *Error) {
 	if m.Kind() != jsonv.Object {
 		return Message{}, Invalid(index("messages", i, ""), "Invalid type for 'messages[%d]': expected an object, but got a JSON %s instead.", i, m.Kind())
 	}
-	role, _, _ := field(m, "role", jsonv.String)
-	msg := Message{Role: role.Text()}
-	known := false
-	for _, r := range openAIRoles {
-		known = known || r == msg.Role
-	}
-	if role.Kind() != jsonv.String || !known {
+	var f [4]val
+	m.pick(f[:], "role", "content", "tool_calls", "tool_call_id")
+	role, _, _ := field(f[0], jsonv.String)
+	msg := Message{Role: role.oneOf(openAIRoles)}
+	if role.Kind() != jsonv.String || msg.Role == "" {
 		e := Invalid(index("messages", i, ".role"), "Invalid value for 'messages[%d].role': %s. Supported values are: 'system', 'developer', 'user', 'assistant', 'tool' and 'function'.", i, describe(role))
 		e.Code = "invalid_value"
 		return Message{}, e
 	}
-	content, _ := m.Get("content")
-	msg.Text = contentText(content)
+	var e *Error
+	if msg.Text, e = d.contentText(f[1]); e != nil {
+		return Message{}, e
+	}
 	switch msg.Role {
 	case RoleAssistant:
-		calls, ok, typed := field(m, "tool_calls", jsonv.Array)
+		calls, ok, typed := field(f[2], jsonv.Array)
 		if ok && !typed {
 			return Message{}, Invalid(index("messages", i, ".tool_calls"), "Invalid type for 'messages[%d].tool_calls': expected an array, but got a JSON %s instead.", i, calls.Kind())
 		}
-		for k, c := range calls.Elems() {
-			id, _ := c.Get("id")
-			fn, _ := c.Get("function")
-			name, _ := fn.Get("name")
+		lines := []string{msg.Text}
+		for k, c := range calls.All() {
+			if e := d.count(1); e != nil {
+				return Message{}, e
+			}
+			var cf [2]val
+			c.pick(cf[:], "id", "function")
+			id := cf[0]
+			var fn [2]val
+			cf[1].pick(fn[:], "name", "arguments")
+			name := fn[0]
 			if id.Kind() != jsonv.String || id.Text() == "" {
 				return Message{}, Invalid(index("messages", i, ".tool_calls")+".["+strconv.Itoa(k)+"].id", "Missing required parameter: 'messages[%d].tool_calls[%d].id'.", i, k)
 			}
 			if name.Kind() != jsonv.String || name.Text() == "" {
 				return Message{}, Invalid(index("messages", i, ".tool_calls")+".["+strconv.Itoa(k)+"].function.name", "Missing required parameter: 'messages[%d].tool_calls[%d].function.name'.", i, k)
 			}
+			line, e := d.callLine(name.Text(), fn[1])
+			if e != nil {
+				return Message{}, e
+			}
 			msg.ToolCalls = append(msg.ToolCalls, id.Text())
-			args, _ := fn.Get("arguments")
-			msg.Text = joinText(msg.Text, callLine(name.Text(), args))
+			lines = append(lines, line)
 		}
+		msg.Text = joinText(lines...)
 	case RoleTool:
-		id, _ := m.Get("tool_call_id")
+		id := f[3]
 		if id.Kind() != jsonv.String || id.Text() == "" {
 			e := Invalid(index("messages", i, ".tool_call_id"), "Missing required parameter: 'messages[%d].tool_call_id'.", i)
 			e.Code = "missing_required_parameter"
@@ -168,12 +269,14 @@ func openAIMessage(i int, m jsonv.Value) (Message, *Error) {
 	return msg, nil
 }
 
-func describe(v jsonv.Value) string {
+// describe names a value in an error message: a string quoted (cut short,
+// see Short), else its kind.
+func describe(v val) string {
 	switch v.Kind() {
 	case jsonv.Invalid:
 		return "missing"
 	case jsonv.String:
-		return "'" + v.Text() + "'"
+		return "'" + Short(v.Text()) + "'"
 	}
 	return "a JSON " + v.Kind().String()
 }
@@ -191,7 +294,7 @@ func checkOpenAIToolProtocol(msgs []Message) *Error {
 				return Invalid(index("messages", i, ".role"), "Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'.")
 			}
 			if k < 0 {
-				return Invalid(index("messages", i, ".tool_call_id"), "Invalid parameter: 'tool_call_id' of '%s' not found in 'tool_calls' of previous message.", m.Answers)
+				return Invalid(index("messages", i, ".tool_call_id"), "Invalid parameter: 'tool_call_id' of '%s' not found in 'tool_calls' of previous message.", Short(m.Answers))
 			}
 			pending = append(pending[:k], pending[k+1:]...)
 			continue
@@ -211,7 +314,7 @@ func checkOpenAIToolProtocol(msgs []Message) *Error {
 }
 
 func orphanOpenAI(at int, ids []string) *Error {
-	return Invalid(index("messages", at, ".role"), "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(ids, ", "))
+	return Invalid(index("messages", at, ".role"), "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", ShortList(ids))
 }
 
 func indexOf(ss []string, s string) int {
@@ -223,105 +326,155 @@ func indexOf(ss []string, s string) int {
 	return -1
 }
 
-func decodeAnthropic(v jsonv.Value, opt DecodeOptions) (*Request, *Error) {
-	r := &Request{API: AnthropicMessages, Body: v}
-	model, ok, typed := field(v, "model", jsonv.String)
+var anthropicRoles, systemRole = []string{RoleUser, RoleAssistant}, []string{RoleSystem}
+
+// decodeAnthropic reads a Messages request; countTokens reads a
+// count_tokens request, which has no max_tokens.
+func (d *decoder) decodeAnthropic(v val, countTokens bool) (*Request, *Error) {
+	r := &Request{API: AnthropicMessages}
+	var top [6]val
+	v.pick(top[:], "model", "max_tokens", "stream", "system", "messages", "tools")
+	model, ok, typed := field(top[0], jsonv.String)
 	if !ok || !typed || model.Text() == "" {
 		return nil, Invalid("", "model: Field required (a non-empty string)")
 	}
 	r.Model = model.Text()
-	mt, ok, _ := field(v, "max_tokens", jsonv.Number)
-	if n, isInt := mt.Int64(); !ok || !isInt || n < 1 {
-		return nil, Invalid("", "max_tokens: Field required (an integer of at least 1)")
+	if !countTokens || top[1].IsValid() { // count_tokens takes no max_tokens, but checks one it is sent
+		mt, ok, _ := field(top[1], jsonv.Number)
+		if n, isInt := mt.Int64(); !ok || !isInt || n < 1 {
+			return nil, Invalid("", "max_tokens: Field required (an integer of at least 1)")
+		}
 	}
 	var e *Error
-	if r.Stream, e = decodeStream(v, ""); e != nil {
+	if r.Stream, e = decodeStream(top[2], ""); e != nil {
 		return nil, e
 	}
-	if sys, ok := v.Get("system"); ok && sys.Kind() != jsonv.Null {
+	if sys := top[3]; sys.IsValid() && sys.Kind() != jsonv.Null {
 		switch {
 		case sys.Kind() == jsonv.String:
-			if sys.Text() != "" {
-				r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: sys.Text()})
+			t, e := d.textOf(sys)
+			if e != nil {
+				return nil, e
+			}
+			if t != "" {
+				r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: t})
 			}
 		case sys.Kind() == jsonv.Array:
-			for k, b := range sys.Elems() {
+			for k, b := range sys.All() {
 				if t, _ := b.Get("type"); t.Text() != "text" {
 					return nil, Invalid("", "system.%d.type: Input should be 'text'", k)
 				}
 			}
-			if sys.Len() > 0 {
-				r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: contentText(sys)})
+			if !sys.Empty() {
+				text, e := d.contentText(sys)
+				if e != nil {
+					return nil, e
+				}
+				r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: text})
 			}
 		default:
 			return nil, Invalid("", "system: Input should be a valid string or a list of text blocks")
 		}
 	}
-	msgs, ok, typed := field(v, "messages", jsonv.Array)
+	msgs, ok, typed := field(top[4], jsonv.Array)
 	switch {
 	case !ok:
 		return nil, Invalid("", "messages: Field required")
 	case !typed:
 		return nil, Invalid("", "messages: Input should be a valid list")
-	case msgs.Len() == 0:
+	case msgs.Empty():
 		return nil, Invalid("", "messages: at least one message is required")
 	}
+	r.Messages = slices.Grow(r.Messages, msgs.Len(d.limit()+1))
 	var prevUses []string // tool_use ids of the previous message
 	var proto *Error      // the first break of the tool-call protocol
-	for i, m := range msgs.Elems() {
+	last := -1
+	for i, m := range msgs.All() {
+		last = i
+		if e := d.count(1); e != nil {
+			return nil, e
+		}
 		if m.Kind() != jsonv.Object {
 			return nil, Invalid("", "messages.%d: Input should be a valid dictionary", i)
 		}
-		role, _ := m.Get("role")
-		if role.Text() == RoleSystem && role.Kind() == jsonv.String && opt.MidConversationSystem {
-			c, _ := m.Get("content")
+		var f [2]val
+		m.pick(f[:], "role", "content")
+		role := f[0]
+		roleText := role.oneOf(anthropicRoles)
+		if role.oneOf(systemRole) == RoleSystem && d.opt.MidConversationSystem {
+			c := f[1]
 			if c.Kind() != jsonv.String && c.Kind() != jsonv.Array {
 				return nil, Invalid("", "messages.%d.content: Input should be a valid string or a list of content blocks", i)
 			}
-			r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: contentText(c)})
+			text, e := d.contentText(c)
+			if e != nil {
+				return nil, e
+			}
+			r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: text})
 			continue // a system turn is not part of the tool-call protocol
 		}
-		if role.Text() != RoleUser && role.Text() != RoleAssistant || role.Kind() != jsonv.String {
+		if roleText == "" {
 			return nil, Invalid("", "messages.%d.role: Input should be 'user' or 'assistant'", i)
 		}
-		blocks, e := anthropicBlocks(i, m)
+		blocks, e := anthropicBlocks(i, f[1])
 		if e != nil {
 			return nil, e
 		}
 		var uses, results []string
 		var resultTexts, texts []string
 		other := false
-		for k, b := range blocks {
-			typ, _ := b.Get("type")
-			switch typ.Text() {
+		if f[1].Kind() == jsonv.String { // one text block
+			t, e := d.textOf(f[1])
+			if e != nil {
+				return nil, e
+			}
+			other, texts = true, []string{t}
+		}
+		for k, b := range blocks.All() {
+			if e := d.count(1); e != nil {
+				return nil, e
+			}
+			var bf [5]val
+			b.pick(bf[:], "type", "id", "name", "input", "tool_use_id")
+			switch bf[0].Text() {
 			case "tool_use":
-				if role.Text() != RoleAssistant {
+				if roleText != RoleAssistant {
 					return nil, Invalid("", "messages.%d.content.%d: `tool_use` blocks can only be in `assistant` messages", i, k)
 				}
-				id, _ := b.Get("id")
-				name, _ := b.Get("name")
+				id, name := bf[1], bf[2]
 				if id.Kind() != jsonv.String || id.Text() == "" || name.Kind() != jsonv.String || name.Text() == "" {
 					return nil, Invalid("", "messages.%d.content.%d.tool_use: `id` and `name` are required strings", i, k)
 				}
+				line, e := d.callLine(name.Text(), bf[3])
+				if e != nil {
+					return nil, e
+				}
 				uses = append(uses, id.Text())
-				input, _ := b.Get("input")
-				texts = append(texts, callLine(name.Text(), input))
+				texts = append(texts, line)
 			case "tool_result":
-				if role.Text() != RoleUser {
+				if roleText != RoleUser {
 					return nil, Invalid("", "messages.%d.content.%d: `tool_result` blocks can only be in `user` messages", i, k)
 				}
-				id, _ := b.Get("tool_use_id")
+				id := bf[4]
 				if id.Kind() != jsonv.String || id.Text() == "" {
 					return nil, Invalid("", "messages.%d.content.%d.tool_result.tool_use_id: Field required", i, k)
 				}
 				if indexOf(prevUses, id.Text()) < 0 && proto == nil {
-					proto = Invalid("", "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, k, id.Text())
+					proto = Invalid("", "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, k, Short(id.Text()))
+				}
+				text, e := d.partText(b)
+				if e != nil {
+					return nil, e
 				}
 				results = append(results, id.Text())
-				resultTexts = append(resultTexts, partText(b))
+				resultTexts = append(resultTexts, text)
 			default:
 				other = true
-				texts = append(texts, partText(b))
+				text, e := d.partText(b)
+				if e != nil {
+					return nil, e
+				}
+				texts = append(texts, text)
 			}
 		}
 		if len(prevUses) > 0 {
@@ -335,7 +488,7 @@ func decodeAnthropic(v jsonv.Value, opt DecodeOptions) (*Request, *Error) {
 				proto = orphanAnthropic(i-1, missing)
 			}
 		}
-		if role.Text() == RoleAssistant {
+		if roleText == RoleAssistant {
 			r.Messages = append(r.Messages, Message{Role: RoleAssistant, ToolCalls: uses, Text: joinText(texts...)})
 		} else {
 			for k, id := range results {
@@ -348,13 +501,16 @@ func decodeAnthropic(v jsonv.Value, opt DecodeOptions) (*Request, *Error) {
 		prevUses = uses
 	}
 	if len(prevUses) > 0 && proto == nil {
-		proto = orphanAnthropic(msgs.Len()-1, prevUses)
+		proto = orphanAnthropic(last, prevUses)
 	}
-	if tools, ok, typed := field(v, "tools", jsonv.Array); ok {
+	if tools, ok, typed := field(top[5], jsonv.Array); ok {
 		if !typed {
 			return nil, Invalid("", "tools: Input should be a valid list")
 		}
-		for i, t := range tools.Elems() {
+		for i, t := range tools.All() {
+			if e := d.count(1); e != nil {
+				return nil, e
+			}
 			name, _ := t.Get("name")
 			if name.Kind() != jsonv.String || name.Text() == "" {
 				return nil, Invalid("", "tools.%d.name: Field required", i)
@@ -365,20 +521,19 @@ func decodeAnthropic(v jsonv.Value, opt DecodeOptions) (*Request, *Error) {
 	return r, proto
 }
 
-// anthropicBlocks returns a message's content blocks; string content is
-// one text block.
-func anthropicBlocks(i int, m jsonv.Value) ([]jsonv.Value, *Error) {
-	c, _ := m.Get("content")
+// anthropicBlocks checks a message's content and returns its blocks; none
+// for string content, one text block that the caller reads itself.
+func anthropicBlocks(i int, c val) (val, *Error) {
 	switch c.Kind() {
 	case jsonv.String:
-		return []jsonv.Value{jsonv.Obj(jsonv.M("type", jsonv.Str("text")), jsonv.M("text", c))}, nil
+		return nil, nil
 	case jsonv.Array:
-		for k, b := range c.Elems() {
+		for k, b := range c.All() {
 			if t, _ := b.Get("type"); b.Kind() != jsonv.Object || t.Kind() != jsonv.String {
 				return nil, Invalid("", "messages.%d.content.%d: each content block must be an object with a string `type`", i, k)
 			}
 		}
-		return c.Elems(), nil
+		return c, nil
 	case jsonv.Invalid:
 		return nil, Invalid("", "messages.%d.content: Field required", i)
 	}
@@ -386,25 +541,59 @@ func anthropicBlocks(i int, m jsonv.Value) ([]jsonv.Value, *Error) {
 }
 
 func orphanAnthropic(at int, ids []string) *Error {
-	return Invalid("", "messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", at, strings.Join(ids, ", "))
+	return Invalid("", "messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", at, ShortList(ids))
 }
 
 // DecodeCountTokens checks the body of a count_tokens request: a Messages
 // request without max_tokens (the tool-call protocol is not enforced).
-func DecodeCountTokens(body []byte, opt DecodeOptions) (*Request, *Error) {
-	v, err := jsonv.Parse(body)
-	if err != nil {
-		return nil, Invalid("", "the request body is not valid JSON (%v): send one JSON object", err)
+func DecodeCountTokens(raw []byte, opt DecodeOptions) (*Request, *Error) {
+	v, e := body(raw)
+	if e != nil {
+		return nil, e
 	}
-	if v.Kind() != jsonv.Object {
-		return nil, Invalid("", "the request body is a JSON %s: send one JSON object", v.Kind())
-	}
-	if !v.Has("max_tokens") {
-		v = v.With("max_tokens", jsonv.Int(1))
-	}
-	r, e := decodeAnthropic(v, opt)
+	d := newDecoder(opt, raw)
+	r, e := d.decodeAnthropic(v, true)
 	if r != nil && e != nil {
 		e = nil // an unanswered call is counted, not refused
 	}
 	return r, e
+}
+
+// Short is s for an error message that quotes a request: s itself when
+// short, else its first ShortRunes runes, "…" and its length, so that a
+// message (and the trace and log lines that hold it) never grows with
+// what a client sent.
+func Short(s string) string {
+	const max = 2 * ShortRunes
+	if len(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == ShortRunes {
+			return fmt.Sprintf("%s… (%d bytes)", s[:i], len(s))
+		}
+		n++
+	}
+	return s
+}
+
+// ShortRunes is how much of a quoted request part an error message keeps.
+const ShortRunes = 64
+
+// ShortList joins ids by ", " as an error message lists them, each cut by
+// Short and the list cut after a few hundred bytes ("… and N more").
+func ShortList(ids []string) string {
+	var b strings.Builder
+	for k, id := range ids {
+		if k > 0 {
+			if b.Len() > 4*ShortRunes {
+				fmt.Fprintf(&b, " … and %d more", len(ids)-k)
+				break
+			}
+			b.WriteString(", ")
+		}
+		b.WriteString(Short(id))
+	}
+	return b.String()
 }

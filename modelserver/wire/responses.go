@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,16 +63,6 @@ func outputWords(typ string) string {
 	return ""
 }
 
-// responsesRole reports whether role is one a Responses message item may
-// have.
-func responsesRole(role string) bool {
-	switch role {
-	case RoleUser, RoleAssistant, RoleSystem, RoleDeveloper:
-		return true
-	}
-	return false
-}
-
 // protocolItem is one call or output item, for the protocol check.
 type protocolItem struct {
 	at     int    // its index in input
@@ -81,11 +72,14 @@ type protocolItem struct {
 }
 
 // decodeResponses reads a Responses API request body (an object).
-func decodeResponses(v jsonv.Value) (*Request, *Error) {
-	r := &Request{API: OpenAIResponses, Body: v}
-	model, ok := v.Get("model")
+func (d *decoder) decodeResponses(v val) (*Request, *Error) {
+	r := &Request{API: OpenAIResponses}
+	var top [10]val
+	v.pick(top[:], "model", "stream", "previous_response_id", "conversation", "instructions", "input", "tools",
+		"parallel_tool_calls", "store", "tool_choice")
+	model := top[0]
 	switch {
-	case !ok || model.Kind() == jsonv.Null:
+	case !model.IsValid() || model.Kind() == jsonv.Null:
 		return nil, missingParam("model")
 	case model.Kind() != jsonv.String:
 		return nil, invalidType("model", "a string", model)
@@ -96,54 +90,67 @@ func decodeResponses(v jsonv.Value) (*Request, *Error) {
 	}
 	r.Model = model.Text()
 	var e *Error
-	if r.Stream, e = decodeStream(v, "stream"); e != nil {
+	if r.Stream, e = decodeStream(top[1], "stream"); e != nil {
 		return nil, e
 	}
-	if prev, ok := v.Get("previous_response_id"); ok && prev.Kind() != jsonv.Null {
+	if prev := top[2]; prev.IsValid() && prev.Kind() != jsonv.Null {
 		if prev.Kind() != jsonv.String {
 			return nil, invalidType("previous_response_id", "a string", prev)
 		}
-		e := Invalid("previous_response_id", "Previous response with id '%s' not found: the scripted model server keeps no response state, so previous_response_id cannot be used; send the whole conversation in 'input' on every request (with store: false, as Codex does).", prev.Text())
+		e := Invalid("previous_response_id", "Previous response with id '%s' not found: the scripted model server keeps no response state, so previous_response_id cannot be used; send the whole conversation in 'input' on every request (with store: false, as Codex does).", Short(prev.Text()))
 		e.Code = "previous_response_not_found"
 		return nil, e
 	}
-	if conv, ok := v.Get("conversation"); ok && conv.Kind() != jsonv.Null {
+	if conv := top[3]; conv.IsValid() && conv.Kind() != jsonv.Null {
 		return nil, Invalid("conversation", "The scripted model server keeps no conversation state, so 'conversation' cannot be used; send the whole conversation in 'input' on every request (with store: false, as Codex does).")
 	}
-	if ins, ok := v.Get("instructions"); ok && ins.Kind() != jsonv.Null {
+	var echo []jsonv.Member // what the response echoes (Request.Body)
+	if ins := top[4]; ins.IsValid() && ins.Kind() != jsonv.Null {
 		if ins.Kind() != jsonv.String {
 			return nil, invalidType("instructions", "a string", ins)
 		}
-		if ins.Text() != "" {
-			r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: ins.Text()})
+		text, e := d.textOf(ins)
+		if e != nil {
+			return nil, e
 		}
+		if text != "" {
+			r.Messages = append(r.Messages, Message{Role: RoleSystem, Text: text})
+		}
+		echo = append(echo, jsonv.M("instructions", jsonv.Str(text)))
 	}
-	input, ok := v.Get("input")
+	input := top[5]
 	var proto []protocolItem
 	switch {
-	case !ok || input.Kind() == jsonv.Null:
+	case !input.IsValid() || input.Kind() == jsonv.Null:
 		e := missingParam("input")
 		e.Message = "Missing required parameter: 'input'. The scripted model server keeps no state: send the conversation as 'input' (a string or an array of input items)."
 		return nil, e
 	case input.Kind() == jsonv.String:
-		r.Messages = append(r.Messages, Message{Role: RoleUser, Text: input.Text()})
+		text, e := d.textOf(input)
+		if e != nil {
+			return nil, e
+		}
+		r.Messages = append(r.Messages, Message{Role: RoleUser, Text: text})
 	case input.Kind() != jsonv.Array:
 		return nil, invalidType("input", "a string or an array of input items", input)
-	case input.Len() == 0:
+	case input.Empty():
 		e := Invalid("input", "Invalid 'input': empty array. Expected an array with minimum length 1, but got an empty array instead.")
 		e.Code = "empty_array"
 		return nil, e
 	default:
 		var e *Error
-		if proto, e = responsesInput(r, input.Elems()); e != nil {
+		if proto, e = d.responsesInput(r, input); e != nil {
 			return nil, e
 		}
 	}
-	if tools, ok := v.Get("tools"); ok && tools.Kind() != jsonv.Null {
+	if tools := top[6]; tools.IsValid() && tools.Kind() != jsonv.Null {
 		if tools.Kind() != jsonv.Array {
 			return nil, invalidType("tools", "an array of objects", tools)
 		}
-		for i, t := range tools.Elems() {
+		for i, t := range tools.All() {
+			if e := d.count(1); e != nil {
+				return nil, e
+			}
 			name, e := responsesTool(i, t)
 			if e != nil {
 				return nil, e
@@ -151,68 +158,132 @@ func decodeResponses(v jsonv.Value) (*Request, *Error) {
 			r.Tools = append(r.Tools, name)
 		}
 	}
+	for k, key := range []string{"parallel_tool_calls", "store"} {
+		if m := top[7+k]; m.Kind() == jsonv.Bool {
+			echo = append(echo, jsonv.M(key, jsonv.BoolValue(m.IsTrue())))
+		}
+	}
+	if tc := top[9]; tc.IsValid() && tc.Kind() != jsonv.Null {
+		if len(tc) > MaxEchoBytes {
+			return nil, Invalid("tool_choice", "Invalid 'tool_choice': %d bytes; the scripted model server echoes at most %d", len(tc), MaxEchoBytes)
+		}
+		echo = append(echo, jsonv.M("tool_choice", tc.scalar()))
+	}
+	r.Body = jsonv.Obj(echo...)
 	return r, checkResponsesToolProtocol(proto)
 }
 
+// MaxEchoBytes bounds a member a Responses answer echoes from its request
+// (tool_choice: a string, or an object naming a tool or a few).
+const MaxEchoBytes = 64 << 10
+
 // responsesInput appends the messages of input's items to r and returns
 // its call and output items.
-func responsesInput(r *Request, items []jsonv.Value) ([]protocolItem, *Error) {
+func (d *decoder) responsesInput(r *Request, items val) ([]protocolItem, *Error) {
+	r.Messages = slices.Grow(r.Messages, items.Len(d.limit()+1))
 	var proto []protocolItem
-	open := false // the last message is an assistant message that calls may join
-	for i, it := range items {
+	open := false      // the last message is an assistant message that calls may join
+	var lines []string // that message's text and the lines of the calls joined to it
+	flush := func() {
+		if open && len(lines) > 1 {
+			r.Messages[len(r.Messages)-1].Text = joinText(lines...)
+		}
+		open, lines = false, nil
+	}
+	for i, it := range items.All() {
+		if e := d.count(1); e != nil {
+			return nil, e
+		}
 		p := inputParam(i, "")
 		if it.Kind() != jsonv.Object {
 			return nil, invalidType(p, "an object", it)
 		}
-		typ, e := itemType(i, it)
+		var f [10]val
+		it.pick(f[:], "type", "role", "content", "call_id", "id", "name", "arguments", "input", "action", "output")
+		typ, e := itemType(i, f[:])
 		if e != nil {
 			return nil, e
 		}
 		switch {
 		case typ == "message":
-			msg, e := responsesMessage(i, it)
+			msg, e := d.responsesMessage(i, f[:])
 			if e != nil {
 				return nil, e
 			}
+			flush()
 			r.Messages = append(r.Messages, msg)
-			open = msg.Role == RoleAssistant
+			if msg.Role == RoleAssistant {
+				open, lines = true, []string{msg.Text}
+			}
 		case callWords(typ) != "":
-			id, line, e := responsesCall(i, typ, it)
+			id, line, e := d.responsesCall(i, typ, f[:])
 			if e != nil {
 				return nil, e
 			}
 			if !open {
+				flush()
 				r.Messages = append(r.Messages, Message{Role: RoleAssistant})
-				open = true
+				open, lines = true, []string{""}
 			}
 			last := &r.Messages[len(r.Messages)-1]
 			last.ToolCalls = append(last.ToolCalls, id)
-			last.Text = joinText(last.Text, line)
+			lines = append(lines, line)
 			proto = append(proto, protocolItem{at: i, kind: typ, callID: id})
 		case outputWords(typ) != "":
-			id, e := itemCallID(i, typ, it)
+			id, e := itemCallID(i, typ, f[:])
 			if e != nil {
 				return nil, e
 			}
-			text, e := outputText(i, typ, it)
+			text, e := d.outputText(i, typ, f[:])
 			if e != nil {
 				return nil, e
 			}
+			flush()
 			r.Messages = append(r.Messages, Message{Role: RoleTool, Answers: id, Text: text})
-			open = false
 			proto = append(proto, protocolItem{at: i, kind: typ, callID: id, output: true})
 		}
 		// Any other item (reasoning, web_search_call, ...) is no message.
 	}
+	flush()
 	return proto, nil
+}
+
+// item is the members of an input item that decoding reads, as
+// responsesInput picks them.
+type item []val
+
+func (f item) get(key string) val {
+	switch key {
+	case "type":
+		return f[0]
+	case "role":
+		return f[1]
+	case "content":
+		return f[2]
+	case "call_id":
+		return f[3]
+	case "id":
+		return f[4]
+	case "name":
+		return f[5]
+	case "arguments":
+		return f[6]
+	case "input":
+		return f[7]
+	case "action":
+		return f[8]
+	case "output":
+		return f[9]
+	}
+	panic("wire: input item member " + key + " not picked")
 }
 
 // itemType is an input item's type: its "type", or "message" for an item
 // with a role and no type (an easy input message).
-func itemType(i int, it jsonv.Value) (string, *Error) {
-	typ, ok := it.Get("type")
-	if !ok || typ.Kind() == jsonv.Null {
-		if _, hasRole := it.Get("role"); hasRole {
+func itemType(i int, it item) (string, *Error) {
+	typ := it.get("type")
+	if !typ.IsValid() || typ.Kind() == jsonv.Null {
+		if it.get("role").IsValid() {
 			return "message", nil
 		}
 		return "", missingParam(inputParam(i, ".type"))
@@ -223,40 +294,44 @@ func itemType(i int, it jsonv.Value) (string, *Error) {
 	return typ.Text(), nil
 }
 
-func responsesMessage(i int, it jsonv.Value) (Message, *Error) {
-	role, ok := it.Get("role")
-	if !ok || role.Kind() == jsonv.Null {
+var responsesRoles = []string{RoleUser, RoleAssistant, RoleSystem, RoleDeveloper}
+
+func (d *decoder) responsesMessage(i int, it item) (Message, *Error) {
+	role := it.get("role")
+	if !role.IsValid() || role.Kind() == jsonv.Null {
 		return Message{}, missingParam(inputParam(i, ".role"))
 	}
-	if role.Kind() != jsonv.String || !responsesRole(role.Text()) {
+	roleText := role.oneOf(responsesRoles)
+	if roleText == "" {
 		e := Invalid(inputParam(i, ".role"), "Invalid value: %s. Supported values are: 'user', 'assistant', 'system', and 'developer'.", describe(role))
 		e.Code = "invalid_value"
 		return Message{}, e
 	}
-	content, ok := it.Get("content")
-	if !ok || content.Kind() == jsonv.Null {
+	content := it.get("content")
+	if !content.IsValid() || content.Kind() == jsonv.Null {
 		return Message{}, missingParam(inputParam(i, ".content"))
 	}
-	text, e := partsText(inputParam(i, ".content"), content, "a string or an array of content parts")
+	text, e := d.partsText(inputParam(i, ".content"), content, "a string or an array of content parts")
 	if e != nil {
 		return Message{}, e
 	}
-	return Message{Role: role.Text(), Text: text}, nil
+	return Message{Role: roleText, Text: text}, nil
 }
 
 // responsesCall reads a call item: its call id and its line of the
 // assistant message's Text ("NAME ARGUMENTS").
-func responsesCall(i int, typ string, it jsonv.Value) (id, line string, e *Error) {
+func (d *decoder) responsesCall(i int, typ string, it item) (id, line string, e *Error) {
 	if id, e = itemCallID(i, typ, it); e != nil {
 		return "", "", e
 	}
 	switch typ {
 	case "local_shell_call":
-		action, _ := it.Get("action")
+		action := it.get("action")
 		if !action.IsValid() || action.Kind() == jsonv.Null {
 			return "", "", missingParam(inputParam(i, ".action"))
 		}
-		return id, callLine("local_shell", action), nil
+		line, e := d.callLine("local_shell", action)
+		return id, line, e
 	case "custom_tool_call":
 		name, e := requiredString(it, i, ".name")
 		if e != nil {
@@ -266,7 +341,7 @@ func responsesCall(i int, typ string, it jsonv.Value) (id, line string, e *Error
 		if e != nil {
 			return "", "", e
 		}
-		return id, callLine(name, jsonv.Str(in)), nil
+		return id, name + " " + in, d.addText(len(name) + 1 + len(in))
 	}
 	name, e := requiredString(it, i, ".name")
 	if e != nil {
@@ -276,41 +351,43 @@ func responsesCall(i int, typ string, it jsonv.Value) (id, line string, e *Error
 	if e != nil {
 		return "", "", e
 	}
-	return id, callLine(name, jsonv.Str(args)), nil
+	return id, name + " " + args, d.addText(len(name) + 1 + len(args))
 }
 
 // itemCallID is a call or output item's call_id. A local shell item may
 // carry its id as "id" instead (the local_shell_call_output of the API's
 // own types does, and older Codex local_shell_call items did).
-func itemCallID(i int, typ string, it jsonv.Value) (string, *Error) {
-	id, ok := it.Get("call_id")
-	if (!ok || id.Kind() == jsonv.Null) && strings.HasPrefix(typ, "local_shell_call") {
-		id, ok = it.Get("id")
+func itemCallID(i int, typ string, it item) (string, *Error) {
+	id := it.get("call_id")
+	if (!id.IsValid() || id.Kind() == jsonv.Null) && strings.HasPrefix(typ, "local_shell_call") {
+		id = it.get("id")
 	}
 	switch {
-	case !ok || id.Kind() == jsonv.Null:
+	case !id.IsValid() || id.Kind() == jsonv.Null:
 		return "", missingParam(inputParam(i, ".call_id"))
 	case id.Kind() != jsonv.String:
 		return "", invalidType(inputParam(i, ".call_id"), "a string", id)
-	case id.Text() == "":
+	}
+	text := id.Text()
+	if text == "" {
 		e := Invalid(inputParam(i, ".call_id"), "Invalid 'input[%d].call_id': empty string. Expected a string with minimum length 1, but got an empty string instead.", i)
 		e.Code = "empty_string"
 		return "", e
 	}
-	return id.Text(), nil
+	return text, nil
 }
 
 // outputText is an output item's output as text: a string as it is, an
 // array of content parts as partsText writes it.
-func outputText(i int, typ string, it jsonv.Value) (string, *Error) {
-	out, ok := it.Get("output")
-	if !ok || out.Kind() == jsonv.Null {
+func (d *decoder) outputText(i int, typ string, it item) (string, *Error) {
+	out := it.get("output")
+	if !out.IsValid() || out.Kind() == jsonv.Null {
 		return "", missingParam(inputParam(i, ".output"))
 	}
 	if typ == "local_shell_call_output" && out.Kind() != jsonv.String {
 		return "", invalidType(inputParam(i, ".output"), "a string", out)
 	}
-	return partsText(inputParam(i, ".output"), out, "a string or an array of content parts")
+	return d.partsText(inputParam(i, ".output"), out, "a string or an array of content parts")
 }
 
 // partsText is a content (a message's content or an output) as
@@ -318,7 +395,7 @@ func outputText(i int, typ string, it jsonv.Value) (string, *Error) {
 // parts, each text part's text and every other part as "[TYPE]" ("[image]"
 // for an image), joined by "\n". Each part must be an object with a type,
 // and a text part must have its text.
-func partsText(param string, c jsonv.Value, want string) (string, *Error) {
+func (d *decoder) partsText(param string, c val, want string) (string, *Error) {
 	switch c.Kind() {
 	case jsonv.String:
 		return c.Text(), nil
@@ -326,51 +403,53 @@ func partsText(param string, c jsonv.Value, want string) (string, *Error) {
 	default:
 		return "", invalidType(param, want, c)
 	}
-	pieces := make([]string, 0, c.Len())
-	for k, p := range c.Elems() {
+	for k, p := range c.All() {
 		pp := param + "[" + strconv.Itoa(k) + "]"
 		if p.Kind() != jsonv.Object {
 			return "", invalidType(pp, "an object", p)
 		}
-		typ, ok := p.Get("type")
+		var f [2]val
+		p.pick(f[:], "type", "text")
+		typ := f[0]
 		switch {
-		case !ok || typ.Kind() == jsonv.Null:
+		case !typ.IsValid() || typ.Kind() == jsonv.Null:
 			return "", missingParam(pp + ".type")
 		case typ.Kind() != jsonv.String:
 			return "", invalidType(pp+".type", "a string", typ)
 		}
 		switch typ.Text() {
 		case "input_text", "output_text", "text":
-			t, ok := p.Get("text")
+			t := f[1]
 			switch {
-			case !ok || t.Kind() == jsonv.Null:
+			case !t.IsValid() || t.Kind() == jsonv.Null:
 				return "", missingParam(pp + ".text")
 			case t.Kind() != jsonv.String:
 				return "", invalidType(pp+".text", "a string", t)
 			}
 		}
-		pieces = append(pieces, partText(p))
 	}
-	return strings.Join(pieces, "\n"), nil
+	return d.contentText(c)
 }
 
 // responsesTool is the name a tool of the request's tools is recorded
 // under: a function's or custom tool's name (required), the name of any
 // other tool that has one (a namespace's), else its type (web_search,
 // local_shell, image_generation, mcp, file_search, tool_search, ...).
-func responsesTool(i int, t jsonv.Value) (string, *Error) {
+func responsesTool(i int, t val) (string, *Error) {
 	p := "tools[" + strconv.Itoa(i) + "]"
 	if t.Kind() != jsonv.Object {
 		return "", invalidType(p, "an object", t)
 	}
-	typ, ok := t.Get("type")
+	var f [2]val
+	t.pick(f[:], "type", "name")
+	typ := f[0]
 	switch {
-	case !ok || typ.Kind() == jsonv.Null:
+	case !typ.IsValid() || typ.Kind() == jsonv.Null:
 		return "", missingParam(p + ".type")
 	case typ.Kind() != jsonv.String || typ.Text() == "":
 		return "", invalidType(p+".type", "a non-empty string", typ)
 	}
-	name, _ := t.Get("name")
+	name := f[1]
 	hasName := name.Kind() == jsonv.String && name.Text() != ""
 	if (typ.Text() == "function" || typ.Text() == "custom") && !hasName {
 		return "", missingParam(p + ".name")
@@ -412,16 +491,16 @@ func checkResponsesToolProtocol(items []protocolItem) *Error {
 	case first == nil:
 		return nil
 	case first.output:
-		return Invalid("input", "No tool call found for %s with call_id %s.", outputWords(first.kind), first.callID)
+		return Invalid("input", "No tool call found for %s with call_id %s.", outputWords(first.kind), Short(first.callID))
 	}
-	return Invalid("input", "No tool output found for %s %s.", callWords(first.kind), first.callID)
+	return Invalid("input", "No tool output found for %s %s.", callWords(first.kind), Short(first.callID))
 }
 
 // requiredString is the string member key (".name") of input item i.
-func requiredString(it jsonv.Value, i int, key string) (string, *Error) {
-	s, ok := it.Get(key[1:])
+func requiredString(it item, i int, key string) (string, *Error) {
+	s := it.get(key[1:])
 	switch {
-	case !ok || s.Kind() == jsonv.Null:
+	case !s.IsValid() || s.Kind() == jsonv.Null:
 		return "", missingParam(inputParam(i, key))
 	case s.Kind() != jsonv.String:
 		return "", invalidType(inputParam(i, key), "a string", s)
@@ -440,7 +519,7 @@ func missingParam(param string) *Error {
 	return e
 }
 
-func invalidType(param, want string, got jsonv.Value) *Error {
+func invalidType(param, want string, got val) *Error {
 	e := Invalid(param, "Invalid type for '%s': expected %s, but got a JSON %s instead.", param, want, got.Kind())
 	e.Code = "invalid_type"
 	return e

@@ -9,54 +9,96 @@ import (
 // contentText is a message content as the model reads it (Message.Text):
 // a string as it is; an array of parts, each text part's text and every
 // other part as "[TYPE]" ("[image]" for the image kinds), joined by "\n".
-func contentText(c jsonv.Value) string {
+// Each part counts as an item of the request (d.count).
+func (d *decoder) contentText(c val) (string, *Error) {
 	switch c.Kind() {
 	case jsonv.String:
-		return c.Text()
+		return d.textOf(c)
 	case jsonv.Array:
-		parts := make([]string, 0, c.Len())
-		for _, p := range c.Elems() {
-			parts = append(parts, partText(p))
+		var b strings.Builder
+		var e *Error
+		for k, p := range c.All() {
+			if e = d.count(1); e != nil {
+				break
+			}
+			if k > 0 {
+				if e = d.addText(1); e != nil {
+					break
+				}
+				b.WriteByte('\n')
+			}
+			t, pe := d.partText(p)
+			if pe != nil {
+				e = pe
+				break
+			}
+			b.WriteString(t)
 		}
-		return strings.Join(parts, "\n")
+		return b.String(), e
 	case jsonv.Invalid, jsonv.Null:
-		return ""
+		return "", nil
 	}
-	return string(c.AppendJSON(nil))
+	b, e := d.appendJSON(d.grow(0, c), c)
+	if e != nil {
+		return "", e
+	}
+	return string(b), nil
 }
 
-// partText is one content part as text.
-func partText(p jsonv.Value) string {
+// partText is one content part as text, counted.
+func (d *decoder) partText(p val) (string, *Error) {
 	if p.Kind() == jsonv.String {
-		return p.Text()
+		return d.textOf(p)
 	}
-	typ, _ := p.Get("type")
-	switch typ.Text() {
+	var f [3]val
+	p.pick(f[:], "type", "text", "content")
+	typ := f[0].Text()
+	var t string
+	switch typ {
 	case "text", "input_text", "output_text":
-		t, _ := p.Get("text")
-		return t.Text()
+		return d.textOf(f[1])
 	case "tool_result":
-		c, _ := p.Get("content")
-		return contentText(c)
+		if d.nested == MaxNesting {
+			return "", Invalid("", "a tool_result block's content holds tool_result blocks more than %d deep", MaxNesting)
+		}
+		d.nested++
+		defer func() { d.nested-- }()
+		return d.contentText(f[2])
 	case "image", "image_url", "input_image":
-		return "[image]"
+		t = "[image]"
 	case "":
-		return "[part]"
+		t = "[part]"
+	default:
+		t = "[" + typ + "]"
 	}
-	return "[" + typ.Text() + "]"
+	return t, d.addText(len(t))
 }
+
+// MaxNesting is how deep tool_result blocks may nest in one another's
+// content (the APIs take none; reading each level goes over the levels
+// inside it again).
+const MaxNesting = 8
 
 // callLine is one tool call of an assistant message as Message.Text
 // writes it: "NAME ARGUMENTS", the arguments as sent (a string as it is,
-// any other JSON compact).
-func callLine(name string, args jsonv.Value) string {
-	if args.Kind() == jsonv.String {
-		return name + " " + args.Text()
+// any other JSON compact), counted.
+func (d *decoder) callLine(name string, args val) (string, *Error) {
+	if e := d.addText(len(name) + 1); e != nil {
+		return "", e
 	}
-	if !args.IsValid() {
-		return name
+	switch {
+	case args.Kind() == jsonv.String:
+		t, e := d.textOf(args)
+		return name + " " + t, e
+	case !args.IsValid():
+		return name, nil
 	}
-	return name + " " + string(args.AppendJSON(nil))
+	b := d.grow(len(name)+1, args)
+	b, e := d.appendJSON(append(append(b, name...), ' '), args)
+	if e != nil {
+		return "", e
+	}
+	return string(b), nil
 }
 
 // joinText joins the non-empty pieces of a message's text by "\n".

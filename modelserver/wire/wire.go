@@ -6,7 +6,11 @@
 // Decode reads a request body into a Request: the model, whether a stream
 // was asked for, and the conversation reduced to what a trace records (each
 // message's role, the tool calls an assistant message makes, the call a
-// tool message answers, the tool names offered). It rejects what the real
+// tool message answers, the tool names offered). It reads the body in
+// place after validating it once, so its memory follows what the Request
+// keeps, not the body's number of values; a request holds at most MaxItems
+// messages, content parts, tool calls and tools (413 beyond), and an error
+// message quotes what the client sent cut short (Short). It rejects what the real
 // APIs reject with the status and error body they use, among them the
 // tool-call protocol every one of them enforces: every tool call of an
 // assistant message needs a matching tool result (right after it; for the
@@ -119,8 +123,11 @@ type Request struct {
 	Stream       bool
 	IncludeUsage bool // OpenAI stream_options.include_usage
 	Messages     []Message
-	Tools        []string    // the names of the tools offered, in order
-	Body         jsonv.Value // the whole body as parsed
+	Tools        []string // the names of the tools offered, in order
+	// Body holds the members of the body an answer echoes: for a
+	// Responses request its instructions, parallel_tool_calls, store and
+	// tool_choice as sent (Decode keeps no tree of the whole body).
+	Body jsonv.Value
 }
 
 // Roles lists the role of each message.

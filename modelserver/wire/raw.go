@@ -1,0 +1,377 @@
+package wire
+
+import (
+	"bytes"
+	"iter"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
+
+// This file reads a request body in place. Decode validates the whole body
+// once (jsonv.Canonicalizer.Check: the same errors as jsonv.Parse, with
+// scratch space that follows the nesting, not the number of values), then
+// walks it as raw JSON texts: a val is the text of one value, and nothing
+// of it is decoded until a member, an element or a string is asked for. A
+// body therefore costs what the request keeps (each message's text, the
+// ids, the tool names), never a tree of its values: a body of millions of
+// tiny values costs no more than a body of a few long strings.
+
+// val is the text of one value of a validated JSON body (no surrounding
+// space), nil for an absent value. Its methods mirror jsonv.Value's.
+type val []byte
+
+// checkers validate bodies; a Canonicalizer is not safe for concurrent use.
+var checkers = sync.Pool{New: func() any { return new(jsonv.Canonicalizer) }}
+
+// checkBody validates body as jsonv.Parse would (the same *SyntaxError).
+func checkBody(body []byte) error {
+	c := checkers.Get().(*jsonv.Canonicalizer)
+	defer checkers.Put(c)
+	return c.Check(body)
+}
+
+// rawOf trims the space around a validated text.
+func rawOf(b []byte) val {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return val(b[i:j])
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// Kind is the value's JSON kind; Invalid when absent.
+func (v val) Kind() jsonv.Kind {
+	if len(v) == 0 {
+		return jsonv.Invalid
+	}
+	switch v[0] { // a val has no leading space
+	case '{':
+		return jsonv.Object
+	case '[':
+		return jsonv.Array
+	case '"':
+		return jsonv.String
+	case 't', 'f':
+		return jsonv.Bool
+	case 'n':
+		return jsonv.Null
+	}
+	return jsonv.Number
+}
+
+// IsValid reports whether the value is present.
+func (v val) IsValid() bool { return len(v) > 0 }
+
+// IsTrue reports whether the value is the literal true.
+func (v val) IsTrue() bool { return string(v) == "true" }
+
+// Text is a string's text, a number's Python spelling (as jsonv.Value's
+// Text), "" for any other kind.
+func (v val) Text() string {
+	switch v.Kind() {
+	case jsonv.String:
+		s, _ := jsonv.StringText(v)
+		return s
+	case jsonv.Number:
+		return v.scalar().Text()
+	}
+	return ""
+}
+
+// Int64 is an integer that fits in int64 (jsonv.Value's Int64).
+func (v val) Int64() (int64, bool) {
+	if v.Kind() != jsonv.Number {
+		return 0, false
+	}
+	return v.scalar().Int64()
+}
+
+// scalar parses the value with jsonv: only for a number, or a small value
+// (an echoed tool_choice: at most MaxEchoBytes).
+func (v val) scalar() jsonv.Value {
+	s, _ := jsonv.Parse(v)
+	return s
+}
+
+// Get is an object's member key; absent for any other kind.
+func (v val) Get(key string) (val, bool) {
+	if v.Kind() != jsonv.Object {
+		return nil, false
+	}
+	var out [1]val
+	v.pick(out[:], key)
+	return out[0], out[0] != nil
+}
+
+// pick reads the members keys of an object in one pass over it: the
+// value of keys[i] goes to out[i] (nil when absent, or when v is no
+// object). out is the caller's (an array on its stack).
+func (v val) pick(out []val, keys ...string) {
+	clear(out)
+	if v.Kind() != jsonv.Object {
+		return
+	}
+	left := len(keys)
+	eachMember(v, func(rawKey, value []byte) bool {
+		if hasEscape(rawKey) {
+			rawKey = []byte(jsonv.KeyText(rawKey))
+		}
+		for i, want := range keys {
+			if out[i] == nil && string(rawKey) == want {
+				out[i] = val(value)
+				left--
+				break
+			}
+		}
+		return left > 0
+	})
+}
+
+// oneOf is the string of choices v is ("" for none): a constant, so that
+// what is kept holds no copy of the body, and nothing is allocated for a
+// string without escapes.
+func (v val) oneOf(choices []string) string {
+	if v.Kind() != jsonv.String {
+		return ""
+	}
+	text := v[1 : len(v)-1]
+	if hasEscape(text) {
+		t := v.Text()
+		for _, c := range choices {
+			if t == c {
+				return c
+			}
+		}
+		return ""
+	}
+	for _, c := range choices {
+		if string(text) == c {
+			return c
+		}
+	}
+	return ""
+}
+
+func hasEscape(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// All iterates over an array's elements with their indexes; nothing for
+// any other kind.
+func (v val) All() iter.Seq2[int, val] {
+	return func(yield func(int, val) bool) {
+		if v.Kind() != jsonv.Array {
+			return
+		}
+		i := 0
+		eachElement(v, func(e []byte) bool {
+			ok := yield(i, val(e))
+			i++
+			return ok
+		})
+	}
+}
+
+// Len is how many elements an array has (a pass over it, nothing
+// decoded), at most max.
+func (v val) Len(max int) int {
+	n := 0
+	for range v.All() {
+		if n++; n >= max {
+			break
+		}
+	}
+	return n
+}
+
+// Empty reports whether an array or object has no element or member.
+func (v val) Empty() bool {
+	if k := v.Kind(); k != jsonv.Array && k != jsonv.Object {
+		return true
+	}
+	inner := rawOf(v[1 : len(v)-1])
+	return len(inner) == 0
+}
+
+// appendJSON appends what jsonv.Parse(v).AppendJSON would (compact,
+// members in their order, Python's spellings) in one pass over the text,
+// without a tree, and counts what it writes against the decoder's text
+// budget before writing it: it stops, with the budget's error, where the
+// text would grow past it (a number's spelling can be several times its
+// text: 1e15 is 1000000000000000.0). dst is best given the capacity of
+// the text expected (grow).
+func (d *decoder) appendJSON(dst []byte, v val) ([]byte, *Error) {
+	for i := 0; i < len(v); {
+		c := v[i]
+		if isSpace(c) {
+			i++
+			continue
+		}
+		var piece []byte // what v[i:end] is written as
+		end := i + 1
+		switch {
+		case c == '"':
+			end = strEnd(v, i)
+			piece = v[i:end] // no escape: Python writes it as it is
+			if bytes.IndexByte(piece, '\\') >= 0 {
+				s, _ := jsonv.StringText(v[i:end])
+				piece = jsonv.AppendPyString(nil, s)
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			for end < len(v) && strings.IndexByte("+-.eE0123456789", v[end]) >= 0 {
+				end++
+			}
+			switch lit := v[i:end]; {
+			case strings.ContainsAny(string(lit), ".eE"):
+				f, _ := strconv.ParseFloat(string(lit), 64) // as jsonv's scanner reads it
+				d.num = jsonv.AppendPyFloat(d.num[:0], f)
+				piece = d.num
+			case string(lit) == "-0":
+				piece = []byte{'0'}
+			default:
+				piece = lit
+			}
+		case c == 't':
+			end, piece = i+4, v[i:i+4]
+		case c == 'f':
+			end, piece = i+5, v[i:i+5]
+		case c == 'n':
+			end, piece = i+4, v[i:i+4]
+		default: // structure
+			piece = v[i:end]
+		}
+		if e := d.addText(len(piece)); e != nil {
+			return dst, e
+		}
+		if len(dst)+len(piece) > cap(dst) {
+			// Grow by doubling, but never past what the budget has left:
+			// append's own growth could overshoot it by a quarter.
+			grown := make([]byte, len(dst), len(dst)+len(piece)+min(max(cap(dst), 64), d.budget-d.text))
+			copy(grown, dst)
+			dst = grown
+		}
+		dst = append(dst, piece...)
+		i = end
+	}
+	return dst, nil
+}
+
+// grow is the capacity for the text of v after a prefix of n bytes: v's
+// own size (its text is rarely longer), within what the budget has left.
+func (d *decoder) grow(n int, v val) []byte {
+	return make([]byte, 0, n+max(0, min(len(v), d.budget-d.text))+64)
+}
+
+// The walks below read a validated text in linear time: a string is
+// skipped by finding its closing quote (a quote preceded by an even run of
+// backslashes), never rescanned from each escape, so that a string of
+// millions of escapes costs its length.
+
+// strEnd is the index past the string literal at v[i].
+func strEnd(v []byte, i int) int {
+	j := i + 1
+	for {
+		q := bytes.IndexByte(v[j:], '"')
+		if q < 0 {
+			return len(v) // not valid JSON: the caller's contract is broken; do not panic
+		}
+		q += j
+		k := q
+		for k > i+1 && v[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// skipSpace is the index of the first byte at or past i that is no space.
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && isSpace(v[i]) {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index past the value at v[i] (no leading space).
+func valueEnd(v []byte, i int) int {
+	if i >= len(v) {
+		return len(v)
+	}
+	switch v[i] {
+	case '"':
+		return strEnd(v, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(v); {
+			switch v[j] {
+			case '"':
+				j = strEnd(v, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+		return len(v)
+	}
+	j := i
+	for j < len(v) && !isSpace(v[j]) && v[j] != ',' && v[j] != '}' && v[j] != ']' && v[j] != ':' {
+		j++
+	}
+	return j
+}
+
+// eachMember calls fn with the key (as written, without its quotes) and
+// the text of each member of the object v, in order, until fn returns
+// false.
+func eachMember(v []byte, fn func(rawKey, value []byte) bool) {
+	i := skipSpace(v, 1)
+	for i < len(v) && v[i] == '"' {
+		ke := strEnd(v, i)
+		key := v[i+1 : max(ke-1, i+1)]
+		vs := skipSpace(v, skipSpace(v, ke)+1) // past the ':'
+		ve := valueEnd(v, vs)
+		if vs >= len(v) || !fn(key, v[vs:ve]) {
+			return
+		}
+		if i = skipSpace(v, ve); i >= len(v) || v[i] != ',' {
+			return
+		}
+		i = skipSpace(v, i+1)
+	}
+}
+
+// eachElement calls fn with the text of each element of the array v, in
+// order, until fn returns false.
+func eachElement(v []byte, fn func(value []byte) bool) {
+	for i := skipSpace(v, 1); i < len(v) && v[i] != ']'; {
+		ve := valueEnd(v, i)
+		if !fn(v[i:ve]) {
+			return
+		}
+		if i = skipSpace(v, ve); i >= len(v) || v[i] != ',' {
+			return
+		}
+		i = skipSpace(v, i+1)
+	}
+}
