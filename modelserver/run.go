@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tracecheck/tracecheck/internal/procgroup"
@@ -62,11 +63,40 @@ type Served struct {
 	done chan error
 }
 
-// Serve serves h on ln until Shutdown.
+// What Serve allows one connection.
+const (
+	// MaxHeaderBytes bounds a request's line and headers (the HTTP layer
+	// answers 431 beyond, before the handler sees the request).
+	MaxHeaderBytes = 64 << 10
+	// HeaderTimeout bounds the reading of a request's line and headers.
+	HeaderTimeout = 30 * time.Second
+	// IdleTimeout closes a kept-alive connection that sends no request
+	// for that long.
+	IdleTimeout = 2 * time.Minute
+)
+
+// ConnectionLimiter is an endpoint that says how many connections Serve
+// keeps open to it at once (a *Server does, from Options.MaxConnections);
+// other handlers get DefaultMaxConnections.
+type ConnectionLimiter interface {
+	MaxConnections() int
+}
+
+// Serve serves h on ln until Shutdown. It keeps at most
+// DefaultMaxConnections connections open at once (h's own bound when h
+// is a ConnectionLimiter): a connection past the bound waits to be
+// accepted until another closes. Request headers are bounded by
+// MaxHeaderBytes and HeaderTimeout, idle connections by IdleTimeout.
 func Serve(ln net.Listener, h http.Handler) *Served {
+	n := DefaultMaxConnections
+	if l, ok := h.(ConnectionLimiter); ok && l.MaxConnections() > 0 {
+		n = l.MaxConnections()
+	}
+	ln = limitListener(ln, n)
 	s := &Served{
-		URL:  "http://" + ln.Addr().String(),
-		srv:  &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second},
+		URL: "http://" + ln.Addr().String(),
+		srv: &http.Server{Handler: h, ReadHeaderTimeout: HeaderTimeout, IdleTimeout: IdleTimeout,
+			MaxHeaderBytes: MaxHeaderBytes - 4096}, // net/http allows 4096 bytes more than it is told
 		done: make(chan error, 1),
 	}
 	go func() {
@@ -90,6 +120,54 @@ func (s *Served) Shutdown(ctx context.Context) error {
 	if serr := <-s.done; err == nil {
 		err = serr
 	}
+	return err
+}
+
+// limitListener is ln accepting at most n connections open at once: Accept
+// waits for one to close (netutil.LimitListener's rule), so that what
+// clients hold open is bounded, and a connection past the bound waits in
+// the kernel's queue instead of being refused.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limitedListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	sem       chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limitedListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitedConn gives its place back once closed (by the server, or by a
+// handler that hijacked it).
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
 	return err
 }
 
@@ -190,8 +268,11 @@ func (r *RunResult) Problems() []string {
 	case r.ExitCode != 0:
 		out = append(out, fmt.Sprintf("the agent exited with status %d", r.ExitCode))
 	}
-	if n := len(r.Report.Rejected); n > 0 {
+	switch n := r.Report.Rejections(); {
+	case n > 0 && len(r.Report.Rejected) > 0:
 		out = append(out, fmt.Sprintf("the server rejected %d request(s); the first: %s", n, r.Report.Rejected[0]))
+	case n > 0:
+		out = append(out, fmt.Sprintf("the server rejected %d request(s)", n))
 	}
 	if n := r.Report.Unused(); n > 0 {
 		out = append(out, fmt.Sprintf("the script was not fully used: %d of %d turns unanswered (turn %d on)", n, r.Report.Turns, r.Report.Used+1))

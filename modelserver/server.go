@@ -33,6 +33,17 @@
 // request with 400 (as inspect_ai's mockllm raises when its outputs run
 // out).
 //
+// What a client can make the server hold is bounded whatever it sends
+// (docs/model-server.md, "Limits"): Serve keeps at most
+// Options.MaxConnections connections open (DefaultMaxConnections) with
+// request headers of at most MaxHeaderBytes; a request's body is read only
+// when its turn comes, one body at a time, within Options.BodyTimeout (408
+// beyond) and Options.MaxBodyBytes (413 beyond), and decoded in place
+// (package wire) with at most wire.MaxItems messages, parts, calls and
+// tools; rejections are all counted, but only the first
+// Options.KeepRejections are kept in the Report and written to the trace
+// and the log, each quoting the request cut short (wire.Short).
+//
 // Listen refuses a non-loopback address unless asked; Run starts a server
 // on a free loopback port and runs an agent command against it.
 package modelserver
@@ -44,9 +55,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
@@ -101,6 +115,15 @@ const (
 const (
 	DefaultMaxExchanges = 10000
 	DefaultMaxBodyBytes = 32 << 20
+	// DefaultBodyTimeout bounds the reading of one request body, from
+	// when its turn comes to its last byte.
+	DefaultBodyTimeout = 30 * time.Second
+	// DefaultMaxConnections bounds the connections Serve keeps open at
+	// once (further ones wait to be accepted).
+	DefaultMaxConnections = 64
+	// DefaultKeepRejections is how many rejections are kept in full (the
+	// Report, the trace, the log); the rest are counted.
+	DefaultKeepRejections = 100
 )
 
 // Options tune a Server; the zero value is usable.
@@ -114,6 +137,20 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (413 beyond); 0 is
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// BodyTimeout bounds the reading of a whole request body, from when
+	// the request's turn to be read comes (bodies are read one at a time)
+	// to its last byte: a body that stalls or trickles in is refused with
+	// 408 and its connection closed; 0 is DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// MaxConnections bounds the connections Serve (and Run) keep open to
+	// this server at once; further ones wait to be accepted. 0 is
+	// DefaultMaxConnections.
+	MaxConnections int
+	// KeepRejections is how many rejections are kept in full: in
+	// Report.Rejected, as error events in the trace and as lines in Log.
+	// The others are counted (Report.MoreRejected) and cost nothing
+	// more; 0 is DefaultKeepRejections.
+	KeepRejections int
 	// Log receives one line per rejected request and per fault served;
 	// nil logs nothing.
 	Log io.Writer
@@ -164,7 +201,8 @@ const (
 	KindNotFound       = "not_found"       // a path or method the server does not serve
 	KindExhausted      = "script_exhausted"
 	KindTooMany        = "too_many_requests"
-	KindTooLarge       = "request_too_large"
+	KindTooLarge       = "request_too_large" // the body past MaxBodyBytes, or more than wire.MaxItems items
+	KindTimeout        = "request_timeout"   // the body not read within BodyTimeout
 )
 
 // Report says how a conversation went.
@@ -175,18 +213,31 @@ type Report struct {
 	Exhausted int // requests past the end of the script
 	// Faults is how many scripted faults were served (each also counts in
 	// Used and Answered; none is a rejection).
-	Faults   int
-	Rejected []Rejection
-	TraceErr error // the first failed trace write
+	Faults int
+	// Rejected are the first rejections (Options.KeepRejections of them)
+	// in full; MoreRejected counts the others. Rejections is the total.
+	Rejected     []Rejection
+	MoreRejected int
+	TraceErr     error // the first failed trace write
 }
 
 // Unused is how many scripted turns no request got.
 func (r Report) Unused() int { return r.Turns - r.Used }
 
+// Rejections is how many requests were rejected, kept in Rejected or not.
+func (r Report) Rejections() int { return len(r.Rejected) + r.MoreRejected }
+
 // Server serves one script. Create it with New.
 type Server struct {
 	script Script
 	opt    Options
+
+	// intake is held by the one request whose body is being read and
+	// decoded and whose turn is being taken: a waiting request holds no
+	// body. (A mutex, not a channel: a channel hands the intake to the
+	// next request on the same processor, behind the streamed answer the
+	// last one is still writing.)
+	intake sync.Mutex
 
 	mu     sync.Mutex
 	model  *fakemodel.Model
@@ -209,6 +260,15 @@ func New(script Script, opt Options) *Server {
 	if opt.MaxBodyBytes <= 0 {
 		opt.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opt.BodyTimeout <= 0 {
+		opt.BodyTimeout = DefaultBodyTimeout
+	}
+	if opt.MaxConnections <= 0 {
+		opt.MaxConnections = DefaultMaxConnections
+	}
+	if opt.KeepRejections <= 0 {
+		opt.KeepRejections = DefaultKeepRejections
+	}
 	trace := opt.Trace
 	if trace != nil && opt.Placeholders != nil {
 		trace = placeholderWriter{trace, opt.Placeholders}
@@ -223,6 +283,10 @@ func New(script Script, opt Options) *Server {
 		watched: map[*http.Server]bool{},
 	}
 }
+
+// MaxConnections is Options.MaxConnections: how many connections Serve
+// and Run keep open to s at once.
+func (s *Server) MaxConnections() int { return s.opt.MaxConnections }
 
 // Report returns how the conversation has gone so far.
 func (s *Server) Report() Report {
@@ -280,7 +344,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	api, ok := wire.ForPath(r.URL.Path)
 	if !ok {
 		s.rejectUnserved(w, r, &wire.Error{
-			Status: 404, Type: wire.TypeNotFound, Message: fmt.Sprintf("Invalid URL (%s %s): this server answers %s", r.Method, r.URL.Path, servedList),
+			Status: 404, Type: wire.TypeNotFound, Message: fmt.Sprintf("Invalid URL (%s %s): this server answers %s", wire.Short(r.Method), wire.Short(r.URL.Path), servedList),
 		})
 		return
 	}
@@ -288,11 +352,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, api, nil, KindNotFound, methodNotAllowed(r))
 		return
 	}
-	body, ok := s.readBody(w, r, api)
-	if !ok {
-		return
+	s.intake.Lock()
+	send := s.exchange(w, r, api)
+	s.intake.Unlock()
+	if send != nil {
+		send()
 	}
-	s.exchange(w, r, api, body, decodeOptions(r))
 }
 
 // servedList names the endpoints in a 404's message.
@@ -306,20 +371,61 @@ func decodeOptions(r *http.Request) wire.DecodeOptions {
 	return wire.DecodeOptions{MidConversationSystem: wire.AnthropicBetaAllowsSystem(r.Header.Values("anthropic-beta"))}
 }
 
-// readBody reads a request body within the size limit; a failure is
-// rejected (and false returned).
+// readBody reads a request body within the size limit and the body
+// timeout (the caller holds the intake); a failure is rejected (and false
+// returned). A body announced larger than the limit is refused unread.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, api wire.API) ([]byte, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.reject(w, api, nil, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", s.opt.MaxBodyBytes)})
-			return nil, false
-		}
-		s.reject(w, api, nil, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err))
+	limit := s.opt.MaxBodyBytes
+	tooLarge := func() ([]byte, bool) {
+		w.Header().Set("Connection", "close") // the rest of the body is never read
+		s.reject(w, api, nil, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", limit)})
 		return nil, false
 	}
-	return body, true
+	if r.ContentLength > limit {
+		return tooLarge()
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(s.opt.BodyTimeout)) // an error: a writer without deadlines (a test's), read as it is
+	buf := make([]byte, 0, 512)
+	if r.ContentLength > 0 {
+		buf = make([]byte, 0, r.ContentLength+1) // the +1 reads the EOF without growing
+	}
+	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), buf)
+	if err == nil {
+		rc.SetReadDeadline(time.Time{}) // the connection may serve more requests, or stall a scripted fault
+		return body, true
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		s.reject(w, api, nil, KindTimeout, &wire.Error{Status: 408, Type: wire.TypeInvalidRequest,
+			Message: fmt.Sprintf("the request body was not read within %s (%d bytes had arrived)", s.opt.BodyTimeout, len(body))})
+		return nil, false
+	}
+	w.Header().Set("Connection", "close")
+	s.reject(w, api, nil, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err))
+	return nil, false
+}
+
+// readAll is io.ReadAll into buf, which holds the whole body when the
+// request announced its length.
+func readAll(rd io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // countTokens answers POST /v1/messages/count_tokens: the request is
@@ -330,39 +436,66 @@ func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, wire.AnthropicMessages, nil, KindNotFound, methodNotAllowed(r))
 		return
 	}
-	body, ok := s.readBody(w, r, wire.AnthropicMessages)
+	s.intake.Lock()
+	out, ok := s.countBody(w, r)
+	s.intake.Unlock()
 	if !ok {
 		return
 	}
-	if _, werr := wire.DecodeCountTokens(body, decodeOptions(r)); werr != nil {
-		s.reject(w, wire.AnthropicMessages, nil, KindInvalidRequest, werr)
-		return
-	}
-	out := fmt.Appendf(nil, "{\"input_tokens\":%d}\n", len(body)/4)
 	w.Header().Set("Content-Type", wire.ContentJSON)
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.Write(out)
 }
 
-func methodNotAllowed(r *http.Request) *wire.Error {
-	return &wire.Error{Status: 405, Type: wire.TypeNotFound, Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path)}
+// countBody reads and checks a count_tokens body (under the intake) and
+// returns the answer.
+func (s *Server) countBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, ok := s.readBody(w, r, wire.AnthropicMessages)
+	if !ok {
+		return nil, false
+	}
+	if _, werr := wire.DecodeCountTokens(body, decodeOptions(r)); werr != nil {
+		s.reject(w, wire.AnthropicMessages, nil, kindOf(werr), werr)
+		return nil, false
+	}
+	return fmt.Appendf(nil, "{\"input_tokens\":%d}\n", len(body)/4), true
 }
 
-// exchange answers one model request: decode and check it, take the next
-// turn, record the exchange, then write the answer or serve the turn's
-// fault (outside the lock: a slow reader, or a stall, delays nobody else).
-func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API, body []byte, opt wire.DecodeOptions) {
-	req, werr := wire.DecodeWith(api, body, opt)
+// kindOf is the rejection kind of a decoding error: too large (413) or
+// invalid.
+func kindOf(e *wire.Error) string {
+	if e.Status == 413 {
+		return KindTooLarge
+	}
+	return KindInvalidRequest
+}
+
+func methodNotAllowed(r *http.Request) *wire.Error {
+	return &wire.Error{Status: 405, Type: wire.TypeNotFound, Message: fmt.Sprintf("method %s is not allowed on %s", wire.Short(r.Method), wire.Short(r.URL.Path))}
+}
+
+// exchange takes one model request (the caller holds the intake): read,
+// decode and check it, take the next turn and record the exchange. It
+// returns what writes the answer or serves the turn's fault, which the
+// caller runs after leaving the intake (a slow reader, or a stall, delays
+// nobody else); nil when the request was rejected (already answered).
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) func() {
+	body, ok := s.readBody(w, r, api)
+	if !ok {
+		return nil
+	}
+	req, werr := wire.DecodeWith(api, body, decodeOptions(r))
+	body = nil // the request keeps what it needs
 	if werr != nil {
-		s.reject(w, api, req, KindInvalidRequest, werr) // req is set when only the tool-call protocol is broken
-		return
+		s.reject(w, api, req, kindOf(werr), werr) // req is set when only the tool-call protocol is broken
+		return nil
 	}
 	s.mu.Lock()
 	turn := s.report.Answered + 1
-	if s.report.Answered+len(s.report.Rejected) >= s.opt.MaxExchanges {
+	if s.report.Answered+s.report.Rejections() >= s.opt.MaxExchanges {
 		s.mu.Unlock()
 		s.reject(w, api, req, KindTooMany, wire.Invalid("", "this server answers at most %d requests", s.opt.MaxExchanges))
-		return
+		return nil
 	}
 	exhausted := s.model.Remaining() == 0
 	if exhausted && s.opt.Exhausted == ExhaustedError {
@@ -370,7 +503,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API, 
 		e := wire.Invalid("", "the script has no turn left: all %d scripted turns were answered (request %d)", len(s.script.Turns), turn)
 		e.Code = KindExhausted
 		s.reject(w, api, req, KindExhausted, e)
-		return
+		return nil
 	}
 	t := s.model.Respond(nil, req.Tools)
 	s.report.Answered++
@@ -394,19 +527,21 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API, 
 	}
 	s.mu.Unlock()
 
-	id := "chatcmpl-tracecheck-" + pad(turn)
-	if api == wire.AnthropicMessages {
-		id = "msg_tracecheck_" + pad(turn)
+	return func() {
+		id := "chatcmpl-tracecheck-" + pad(turn)
+		if api == wire.AnthropicMessages {
+			id = "msg_tracecheck_" + pad(turn)
+		}
+		if api == wire.OpenAIResponses {
+			id = "resp_tracecheck_" + pad(turn) // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
+		}
+		resp := wire.Render(req, wire.Answer{ID: id, Created: scenarios.ClockStart.Unix() + int64(turn), Model: req.Model, Turn: t})
+		if t.Fault != nil {
+			s.serveFault(w, r, api, resp, turn, t.Fault)
+			return
+		}
+		write(w, resp, api, turn)
 	}
-	if api == wire.OpenAIResponses {
-		id = "resp_tracecheck_" + pad(turn) // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
-	}
-	resp := wire.Render(req, wire.Answer{ID: id, Created: scenarios.ClockStart.Unix() + int64(turn), Model: req.Model, Turn: t})
-	if t.Fault != nil {
-		s.serveFault(w, r, api, resp, turn, t.Fault)
-		return
-	}
-	write(w, resp, api, turn)
 }
 
 func pad(n int) string { return fmt.Sprintf("%03d", n) }
@@ -446,51 +581,97 @@ func requestID(h http.Header, api wire.API, turn int) {
 }
 
 func (s *Server) requestEntry(turn int, req *wire.Request) tracelog.Entry {
-	tools := req.Tools
-	if tools == nil {
-		tools = []string{}
-	}
 	return tracelog.Entry{
-		Type:  "model.request",
-		Actor: journal.Actor{Kind: "harness", ID: s.script.Provenance.AgentID},
-		Payload: jsonv.Obj(
-			jsonv.M("turn", jsonv.Int(int64(turn))),
-			jsonv.M("message_count", jsonv.Int(int64(len(req.Messages)))),
-			jsonv.M("roles", jsonv.StrArr(req.Roles())),
-			jsonv.M("tools", jsonv.StrArr(tools)),
-			jsonv.M("messages", jsonv.Arr(s.messageDigests(req.Messages)...)),
-		),
+		Type:          "model.request",
+		Actor:         journal.Actor{Kind: "harness", ID: s.script.Provenance.AgentID},
+		AppendPayload: func(b []byte) []byte { return s.appendRequestPayload(b, turn, req) },
 	}
+}
+
+// appendRequestPayload appends the model.request payload, {turn,
+// message_count, roles, tools, messages}, as JSON text: a request of many
+// messages costs the bytes of its record in the trace's line, not a tree
+// of it. Each message's text is dropped once digested.
+func (s *Server) appendRequestPayload(b []byte, turn int, req *wire.Request) []byte {
+	b = slices.Grow(b, 128+len(req.Tools)*16+len(req.Messages)*160)
+	b = append(b, `{"turn":`...)
+	b = strconv.AppendInt(b, int64(turn), 10)
+	b = append(b, `,"message_count":`...)
+	b = strconv.AppendInt(b, int64(len(req.Messages)), 10)
+	b = append(b, `,"roles":[`...)
+	for i, m := range req.Messages {
+		b = appendStr(b, i, m.Role)
+	}
+	b = append(b, `],"tools":[`...)
+	for i, t := range req.Tools {
+		b = appendStr(b, i, t)
+	}
+	b = append(b, `],"messages":[`...)
+	for i := range req.Messages {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.appendDigest(b, &req.Messages[i])
+		req.Messages[i].Text = ""
+	}
+	return append(b, "]}"...)
+}
+
+// appendStr appends s as a JSON string (jsonv's spelling), after a comma
+// unless it is element 0.
+func appendStr(b []byte, i int, s string) []byte {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	return jsonv.Str(s).AppendJSON(b)
 }
 
 // PreviewRunes is how much of a message's text a trace's preview shows.
 const PreviewRunes = 48
 
-// messageDigests describe each message of a request for the trace: its
+// appendDigest appends the description of a message for the trace: its
 // role, the calls it makes or answers, and the SHA-256 and a short
 // preview of its text with the placeholders applied, so that a changed
 // tool output or prompt is a difference in the trace while what varies per
 // run is not.
-func (s *Server) messageDigests(msgs []wire.Message) []jsonv.Value {
-	out := make([]jsonv.Value, len(msgs))
-	for i, m := range msgs {
-		text := s.opt.Placeholders.Text(m.Text)
-		sum := sha256.Sum256([]byte(text))
-		ms := []jsonv.Member{jsonv.M("role", jsonv.Str(m.Role))}
-		if len(m.ToolCalls) > 0 {
-			ms = append(ms, jsonv.M("calls", jsonv.StrArr(m.ToolCalls)))
+func (s *Server) appendDigest(b []byte, m *wire.Message) []byte {
+	text := s.opt.Placeholders.Text(m.Text)
+	sum := sum256(text)
+	b = append(b, `{"role":`...)
+	b = jsonv.Str(m.Role).AppendJSON(b)
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"calls":[`...)
+		for i, c := range m.ToolCalls {
+			b = appendStr(b, i, c)
 		}
-		if m.Answers != "" {
-			ms = append(ms, jsonv.M("answers", jsonv.Str(m.Answers)))
-		}
-		ms = append(ms,
-			jsonv.M("sha256", jsonv.Str(hex.EncodeToString(sum[:]))),
-			jsonv.M("chars", jsonv.Int(int64(utf8.RuneCountInString(text)))),
-			jsonv.M("preview", jsonv.Str(preview(text))),
-		)
-		out[i] = jsonv.Obj(ms...)
+		b = append(b, ']')
 	}
-	return out
+	if m.Answers != "" {
+		b = append(b, `,"answers":`...)
+		b = jsonv.Str(m.Answers).AppendJSON(b)
+	}
+	b = append(b, `,"sha256":"`...)
+	b = hex.AppendEncode(b, sum[:])
+	b = append(b, `","chars":`...)
+	b = strconv.AppendInt(b, int64(utf8.RuneCountInString(text)), 10)
+	b = append(b, `,"preview":`...)
+	b = jsonv.Str(preview(text)).AppendJSON(b)
+	return append(b, '}')
+}
+
+// sum256 is the SHA-256 of s, hashed through a small buffer: no copy of
+// a long text.
+func sum256(s string) [sha256.Size]byte {
+	h := sha256.New()
+	var buf [16 << 10]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // preview is the start of text, at most PreviewRunes runes, "…" when cut.
@@ -508,10 +689,10 @@ func preview(text string) string {
 func (s *Server) modelActor() journal.Actor { return journal.Actor{Kind: "model", ID: s.script.Model} }
 
 // rejectUnserved rejects a request for a path no API serves: the
-// rejection names the route, not an API, and the error body takes the
-// shape of the API the client most likely meant.
+// rejection names the route (cut short), not an API, and the error body
+// takes the shape of the API the client most likely meant.
 func (s *Server) rejectUnserved(w http.ResponseWriter, r *http.Request, e *wire.Error) {
-	s.rejectAs(w, wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version")), "", r.Method+" "+r.URL.Path, nil, KindNotFound, e)
+	s.rejectAs(w, wire.APIOf(r.URL.Path, r.Header.Get("anthropic-version")), "", wire.Short(r.Method)+" "+wire.Short(r.URL.Path), nil, KindNotFound, e)
 }
 
 // reject records a refused request (its model.request when it was decoded,
@@ -520,26 +701,53 @@ func (s *Server) reject(w http.ResponseWriter, api wire.API, req *wire.Request, 
 	s.rejectAs(w, api, api, "", req, kind, e)
 }
 
+// MaxMessageBytes bounds the message of a rejection (its error body, its
+// trace event, its log line): the parts that quote the request are cut
+// short where they are quoted (wire.Short); this catches the rest.
+const MaxMessageBytes = 2 << 10
+
+// cutMessage is msg within MaxMessageBytes.
+func cutMessage(msg string) string {
+	if len(msg) <= MaxMessageBytes {
+		return msg
+	}
+	cut := MaxMessageBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", msg[:cut], len(msg))
+}
+
 // rejectAs is reject with the error body in shape's form, the rejection
-// judged by api ("" for none: then route names what was asked).
+// judged by api ("" for none: then route names what was asked). Every
+// rejection is counted; the first Options.KeepRejections are kept in the
+// report and written to the trace and the log, the others cost a count.
 func (s *Server) rejectAs(w http.ResponseWriter, shape, api wire.API, route string, req *wire.Request, kind string, e *wire.Error) {
+	e.Message = cutMessage(e.Message)
 	s.mu.Lock()
 	turn := s.report.Answered + 1
-	rej := Rejection{Turn: turn, API: api, Route: route, Status: e.Status, Kind: kind, Message: e.Message}
-	s.report.Rejected = append(s.report.Rejected, rej)
-	var entries []tracelog.Entry
-	if req != nil {
-		entries = append(entries, s.requestEntry(turn, req))
-	}
-	entries = append(entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: jsonv.Obj(
-		jsonv.M("turn", jsonv.Int(int64(turn))),
-		jsonv.M("kind", jsonv.Str(kind)),
-		jsonv.M("status", jsonv.Int(int64(e.Status))),
-		jsonv.M("message", jsonv.Str(e.Message)),
-	)})
-	s.log.Append(entries...)
-	if s.opt.Log != nil {
-		fmt.Fprintf(s.opt.Log, "rejected %s\n", rej)
+	if s.report.Rejections() < s.opt.KeepRejections {
+		rej := Rejection{Turn: turn, API: api, Route: route, Status: e.Status, Kind: kind, Message: e.Message}
+		s.report.Rejected = append(s.report.Rejected, rej)
+		var entries []tracelog.Entry
+		if req != nil {
+			entries = append(entries, s.requestEntry(turn, req))
+		}
+		entries = append(entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: jsonv.Obj(
+			jsonv.M("turn", jsonv.Int(int64(turn))),
+			jsonv.M("kind", jsonv.Str(kind)),
+			jsonv.M("status", jsonv.Int(int64(e.Status))),
+			jsonv.M("message", jsonv.Str(e.Message)),
+		)})
+		s.log.Append(entries...)
+		if s.opt.Log != nil {
+			fmt.Fprintf(s.opt.Log, "rejected %s\n", rej)
+		}
+	} else {
+		s.report.MoreRejected++
+		if s.report.MoreRejected == 1 && s.opt.Log != nil {
+			fmt.Fprintf(s.opt.Log, "rejected more than %d requests: the others are counted, not written to the trace or logged\n", s.opt.KeepRejections)
+		}
 	}
 	s.mu.Unlock()
 

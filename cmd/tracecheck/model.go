@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -45,7 +47,70 @@ type sourceFlags struct {
 	upstream    *string
 	exhausted   *string
 	trace       *string
+	limits      *limitFlags
 }
+
+// limitFlags bound what clients can make a model server hold.
+type limitFlags struct {
+	maxBody     *int64
+	bodyTimeout *time.Duration
+	maxConns    *int
+	keepRejects *int
+}
+
+func addLimitFlags(fs *pflag.FlagSet) *limitFlags {
+	return &limitFlags{
+		maxBody:     fs.Int64("max-body", modelserver.DefaultMaxBodyBytes, "refuse a request body larger than `BYTES` (413)"),
+		bodyTimeout: fs.Duration("body-timeout", modelserver.DefaultBodyTimeout, "refuse a request body not read within `DURATION` of its turn to be read (408; bodies are read one at a time)"),
+		maxConns:    fs.Int("max-connections", modelserver.DefaultMaxConnections, "keep at most `N` connections open at once (more wait to be accepted)"),
+		keepRejects: fs.Int("keep-rejections", modelserver.DefaultKeepRejections, "keep and write to --trace and standard error the first `N` rejected requests; count the others"),
+	}
+}
+
+// defaultLimits are the limits of a command without limit flags.
+func defaultLimits() *limitFlags {
+	body, timeout, conns, keep := int64(modelserver.DefaultMaxBodyBytes), modelserver.DefaultBodyTimeout, modelserver.DefaultMaxConnections, modelserver.DefaultKeepRejections
+	return &limitFlags{maxBody: &body, bodyTimeout: &timeout, maxConns: &conns, keepRejects: &keep}
+}
+
+// check is the usage error of a limit out of range, "" when all are fine.
+func (l *limitFlags) check() string {
+	switch {
+	case *l.maxBody < 1:
+		return fmt.Sprintf("--max-body must be at least 1 byte, not %d", *l.maxBody)
+	case *l.bodyTimeout <= 0:
+		return fmt.Sprintf("--body-timeout must be positive, not %s", *l.bodyTimeout)
+	case *l.maxConns < 1:
+		return fmt.Sprintf("--max-connections must be at least 1, not %d", *l.maxConns)
+	case *l.keepRejects < 1:
+		return fmt.Sprintf("--keep-rejections must be at least 1, not %d", *l.keepRejects)
+	}
+	return ""
+}
+
+// heapLimit is the heap a scripted model server asks its collector to
+// stay under: what clients can make it hold is bounded (the limits above)
+// to well below it, so the limit costs collections, not failures, and the
+// garbage of one request after another (bodies of 32 MiB) is collected
+// before the heap doubles.
+const heapLimit = 128 << 20
+
+// boundHeap sets heapLimit as the process's soft memory limit, unless
+// GOMEMLIMIT says otherwise.
+func boundHeap() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(heapLimit)
+	}
+}
+
+// limitedEndpoint is an endpoint (a cassette player) with the connection
+// bound of --max-connections.
+type limitedEndpoint struct {
+	modelserver.Endpoint
+	conns int
+}
+
+func (l limitedEndpoint) MaxConnections() int { return l.conns }
 
 func addSourceFlags(fs *pflag.FlagSet, withCassette bool) *sourceFlags {
 	f := &sourceFlags{
@@ -54,6 +119,7 @@ func addSourceFlags(fs *pflag.FlagSet, withCassette bool) *sourceFlags {
 		exhausted:   fs.String("on-exhausted", "answer", "`WHAT` to do when the script is used up: answer (the scripted model's \""+exhaustedHint+"\") or error (400, code script_exhausted)"),
 		trace:       fs.String("trace", "", "write the Trace 0.1.0 of what the server saw to `FILE` (must not exist), one exchange at a time"),
 	}
+	f.limits = addLimitFlags(fs)
 	if withCassette {
 		f.cassette = fs.String("cassette", "", "serve the recordings of the cassette `FILE` instead of a scenario")
 		f.mode = fs.String("mode", "replay", "with --cassette, the `MODE`: replay (a miss is an error), record (a miss is forwarded to --upstream and recorded) or live (everything forwarded, the cassette untouched)")
@@ -81,6 +147,9 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 		return nil, nil, nil, usageError(e, cmd, "--scenario is required"), false
 	case !useCassette && f.mode != nil && (*f.mode != "replay" || *f.upstream != ""):
 		return nil, nil, nil, usageError(e, cmd, "--mode and --upstream go with --cassette"), false
+	}
+	if msg := f.limits.check(); msg != "" {
+		return nil, nil, nil, usageError(e, cmd, "%s", msg), false
 	}
 	var exhausted modelserver.ExhaustedPolicy
 	switch *f.exhausted {
@@ -124,6 +193,7 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 	if useCassette {
 		p, err := cassette.Open(*f.cassette, cassette.Options{
 			Mode: cassette.Mode(*f.mode), Upstream: *f.upstream, Trace: traceW, Log: notes(e.stderr, cmd),
+			MaxBodyBytes: *f.limits.maxBody,
 		})
 		if err != nil {
 			removeTrace()
@@ -137,11 +207,25 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 			}
 			return err
 		}
-		return p, closeAll, func() error { p.Close(); return removeTrace() }, 0, true
+		return limitedEndpoint{p, *f.limits.maxConns}, closeAll, func() error { p.Close(); return removeTrace() }, 0, true
 	}
-	srv := modelserver.New(modelserver.ScriptOf(sc), modelserver.Options{Exhausted: exhausted, Trace: traceW, Log: notes(e.stderr, cmd)})
+	boundHeap()
+	srv := modelserver.New(modelserver.ScriptOf(sc), modelserver.Options{Exhausted: exhausted, Trace: traceW, Log: notes(e.stderr, cmd),
+		MaxBodyBytes: *f.limits.maxBody, BodyTimeout: *f.limits.bodyTimeout, MaxConnections: *f.limits.maxConns, KeepRejections: *f.limits.keepRejects})
 	return srv, closeTrace, removeTrace, 0, true
 }
+
+// limitsHelp is the paragraph of serve's and run's help on what bounds
+// the server, whatever its clients send.
+const limitsHelp = "Limits, whatever a client sends: at most --max-connections connections at\n" +
+	"once (64; more wait to be accepted); request headers of at most 64 KiB (431);\n" +
+	"a body of at most --max-body bytes (32 MiB; 413), read only when its turn\n" +
+	"comes, one at a time, within --body-timeout (30s; 408, and the connection is\n" +
+	"closed); at most 100,000 messages, content parts, tool calls and tools in a\n" +
+	"request (413); 10,000 requests answered (400). Every rejected request is\n" +
+	"counted; the first --keep-rejections (100) are written to --trace and\n" +
+	"standard error, quoting the request cut short, the others only counted.\n" +
+	"With --cassette only --max-connections and --max-body apply."
 
 const serveDescription = "Serve the scripted turns of a scenario (or the recordings of a cassette) where\n" +
 	"agents look for a model: POST /v1/chat/completions (OpenAI Chat Completions,\n" +
@@ -156,6 +240,7 @@ const serveDescription = "Serve the scripted turns of a scenario (or the recordi
 	"tool call left without its tool result) gets the API's 400 error body and\n" +
 	"a line on standard error. SIGINT or SIGTERM stops the server once the\n" +
 	"requests in flight are answered and their exchanges written to --trace.\n\n" +
+	limitsHelp + "\n\n" +
 	"Exit 0 after a clean stop, 1 when a request was rejected (or the trace\n" +
 	"could not be written), 2 usage error or unknown scenario."
 
@@ -208,7 +293,7 @@ func serve(e *env, cmd string, src *sourceFlags, addr string, remote bool) int {
 	case cerr != nil:
 		fmt.Fprintf(e.stderr, "%s %s: %v\n", programName, cmd, cerr)
 		return exitFailed
-	case len(rep.Rejected) > 0 || rep.TraceErr != nil:
+	case rep.Rejections() > 0 || rep.TraceErr != nil:
 		return exitFailed
 	}
 	return exitOK
@@ -217,7 +302,7 @@ func serve(e *env, cmd string, src *sourceFlags, addr string, remote bool) int {
 // writeReport prints the one-line summary of a conversation.
 func writeReport(w io.Writer, cmd string, r modelserver.Report) {
 	fmt.Fprintf(w, "%s %s: answered %d request(s): %d of %d turns used, %d past the script, %d rejected\n",
-		programName, cmd, r.Answered, r.Used, r.Turns, r.Exhausted, len(r.Rejected))
+		programName, cmd, r.Answered, r.Used, r.Turns, r.Exhausted, r.Rejections())
 	if r.TraceErr != nil {
 		fmt.Fprintf(w, "%s %s: %v\n", programName, cmd, r.TraceErr)
 	}
@@ -233,6 +318,7 @@ const runDescription = "Start a model server for the scenario (or cassette) on a
 	"script are reported, not failed. --trace keeps the Trace of what the server\n" +
 	"saw, to check with 'tracecheck validate' or against a golden. SIGINT or\n" +
 	"SIGTERM is passed on to the agent as SIGINT.\n\n" +
+	limitsHelp + "\n\n" +
 	"Exit 0 ok, 1 the run failed, 2 usage error, unknown scenario or a command that\n" +
 	"cannot be started."
 
@@ -305,6 +391,6 @@ func runModelRecord(e *env, args []string) int {
 		return usageError(e, "model record", "--upstream is required")
 	}
 	empty, mode, exhausted := "", string(cassette.Record), "answer"
-	src := &sourceFlags{scenario: &empty, scenarioDir: &empty, cassette: cas, mode: &mode, upstream: up, exhausted: &exhausted, trace: trace}
+	src := &sourceFlags{scenario: &empty, scenarioDir: &empty, cassette: cas, mode: &mode, upstream: up, exhausted: &exhausted, trace: trace, limits: defaultLimits()}
 	return serve(e, "model record", src, *addr, *remote)
 }

@@ -12,6 +12,7 @@
 package tracelog
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -25,7 +26,19 @@ type Entry struct {
 	Type    string
 	Actor   journal.Actor
 	Payload jsonv.Value
+	// AppendPayload, when not nil, appends the payload as JSON text to
+	// the line being written, in place of Payload: a large payload (a
+	// request's message digests) costs its bytes in the line, not a tree
+	// of Values nor a copy. It must append one compact JSON object in the
+	// golden layout (jsonv's AppendJSON spellings); the Event Append
+	// returns for it has no Payload.
+	AppendPayload func(dst []byte) []byte
 }
+
+// payloadAt is where an event's payload goes in its golden line written
+// with an empty payload: the members before it hold only JSON-escaped
+// strings, numbers and objects of them, so this text cannot occur earlier.
+var payloadAt = []byte(`,"payload":{},"provenance":`)
 
 // Log appends events to a writer.
 type Log struct {
@@ -74,7 +87,13 @@ func (l *Log) Append(entries ...Entry) ([]journal.Event, error) {
 			Redaction:     journal.CleanRedaction(),
 			ParentEventID: l.parent,
 		}
-		buf = events[i].AppendGolden(buf)
+		if en.AppendPayload != nil {
+			line := events[i].AppendGolden(nil) // Payload unset: {}
+			at := bytes.Index(line, payloadAt) + len(`,"payload":`)
+			buf = append(en.AppendPayload(append(buf, line[:at]...)), line[at+len("{}"):]...)
+		} else {
+			buf = events[i].AppendGolden(buf)
+		}
 		l.next++
 		l.parent = id
 	}

@@ -76,3 +76,17 @@ func TestWriteErrorIsSticky(t *testing.T) {
 		t.Error("Err() is nil")
 	}
 }
+
+// TestRawPayloadIsThePayloadsBytes: an entry with AppendPayload writes the same line
+// as the entry with that payload as a Value, whatever the strings around
+// it hold.
+func TestRawPayloadIsThePayloadsBytes(t *testing.T) {
+	payload := jsonv.Obj(jsonv.M("turn", jsonv.Int(2)), jsonv.M("text", jsonv.Str(`a "quoted" ,"payload":{},"provenance": é`)))
+	tricky := journal.Actor{Kind: "harness", ID: `x","payload":{},"provenance":`}
+	var tree, raw bytes.Buffer
+	New(&tree, `s,"payload":{},"provenance":`, prov).Append(Entry{Type: "model.request", Actor: tricky, Payload: payload}, entry("model.response"))
+	New(&raw, `s,"payload":{},"provenance":`, prov).Append(Entry{Type: "model.request", Actor: tricky, AppendPayload: payload.AppendJSON}, entry("model.response"))
+	if tree.String() != raw.String() {
+		t.Errorf("raw payload:\n%s\nwant\n%s", raw.String(), tree.String())
+	}
+}
