@@ -116,11 +116,12 @@ func Diff(expected, actual Input, opt Options) *Report {
 	// Neither side is parsed as it is read: the comparison parses the
 	// lines it must (see pair).
 	es := newSource(expected, !opt.Tolerant && !opt.NoValidate, opt.Tolerant || opt.NoValidate, false)
-	es.compile = opt.Tolerant && !opt.Bytes && !slowTolerant
+	es.compile = opt.Tolerant && !opt.Bytes && !slowPaths
 	as := newSource(actual, !opt.NoValidate, opt.NoValidate, false)
-	// A golden's actual lines are keyed as they are compared: most match
-	// their golden line, whose key then gives theirs (differ.resolve).
-	as.lazyKey = es.compile
+	// The actual lines are keyed as they are compared: most are the
+	// expected line they meet, or match it when that is a golden, and its
+	// key then gives theirs (differ.resolve).
+	as.lazyKey = (es.compile || !opt.Tolerant && !opt.NoValidate) && !slowPaths
 	go es.run()
 	go as.run()
 	d := &differ{
@@ -160,9 +161,9 @@ func Diff(expected, actual Input, opt Options) *Report {
 	return r
 }
 
-// slowTolerant turns off the tolerant fast path (compiled goldens, keys
-// from the golden): tests compare the two.
-var slowTolerant = false
+// slowPaths turns off the fast paths (compiled goldens, actual keys from
+// the expected line): tests compare the two.
+var slowPaths = false
 
 // stamp is the last timestamp of an actual run that a [TIMESTAMP] checked.
 type stamp struct {
@@ -374,13 +375,19 @@ func (d *differ) pair(run int, e, a *srcLine) {
 	d.h.change(e.num, e.raw, a.num, a.raw)
 }
 
-// resolve reads the key of actual line a when it is lazy: when a matches
+// resolve reads the key of actual line a when it is lazy: when a is
+// expected line e, byte for byte, it has e's key; when a matches
 // golden line e (the one it would be paired with if the two are aligned),
 // a's key is e's with the values of the holes at /session_id and
 // /provenance/run_id in their places, and the match is kept for pair;
 // otherwise the key is read from a's text.
 func (d *differ) resolve(a, e *srcLine) {
 	if a == nil || !a.lazy {
+		return
+	}
+	if e != nil && e.keyOK && !d.opt.Tolerant && bytes.Equal(a.raw, e.raw) {
+		// The same bytes: the same key.
+		a.lazy, a.k, a.keyOK = false, e.k, true
 		return
 	}
 	if e != nil && e.keyOK && e.compiled {

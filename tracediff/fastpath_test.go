@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// The tolerant fast path (goldens compiled as they are read, actual lines
-// matched as text and keyed from their golden) against the way without it:
-// the same report, to the byte, on goldens of the test traces against the
-// traces with lines dropped, repeated, edited, respelled and moved to
-// other runs.
-func TestTolerantFastPathMatchesSlow(t *testing.T) {
+// The fast paths (goldens compiled as they are read, actual lines matched
+// as text and keyed from the expected line they meet) against the way
+// without them: the same report, to the byte, tolerant and exact, on the
+// test traces and their goldens against the traces with lines dropped,
+// repeated, edited, respelled and moved to other runs.
+func TestFastPathsMatchSlow(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/good/*.jsonl")
 	agents, _ := filepath.Glob("../agents/cases/*.trace.jsonl")
 	if len(files) == 0 {
@@ -69,12 +69,22 @@ func TestTolerantFastPathMatchesSlow(t *testing.T) {
 				}
 				act.Write(l)
 			}
+			type cmp struct {
+				exp []byte
+				opt Options
+			}
+			var cmps []cmp
 			for _, g := range goldens {
-				for _, opt := range []Options{{Tolerant: true}, {Tolerant: true, MaxEvents: 1000, MaxFields: 100}} {
+				cmps = append(cmps, cmp{g, Options{Tolerant: true}}, cmp{g, Options{Tolerant: true, MaxEvents: 1000, MaxFields: 100}})
+			}
+			cmps = append(cmps, cmp{s.trace, Options{}}, cmp{s.trace, Options{Bytes: true, MaxEvents: 1000}}, cmp{s.trace, Options{NoValidate: true}})
+			for _, cp := range cmps {
+				{
+					g, opt := cp.exp, cp.opt
 					fast := DiffBytes(g, act.Bytes(), "g", "a", opt)
-					slowTolerant = true
+					slowPaths = true
 					slow := DiffBytes(g, act.Bytes(), "g", "a", opt)
-					slowTolerant = false
+					slowPaths = false
 					fj, _ := json.Marshal(fast)
 					sj, _ := json.Marshal(slow)
 					var ft, st bytes.Buffer

@@ -11,61 +11,134 @@ import (
 // walked and skipped, provenance is entered. It gives up (ok false) on
 // anything it does not read plainly, an escape in one of those strings, a
 // sequence that is not plain digits, a malformed line, and the caller then
-// parses the line. It never decides validity: validation runs beside it.
+// parses the line. It never decides validity: validation runs beside it,
+// and a line it does not accept makes the comparison void; so on a valid
+// line it may take shortcuts (scanKeyFast) that would read an invalid one
+// otherwise.
 func scanKey(line []byte, prev *key) (key, bool) {
-	var k key
-	haveSeq := false
+	if k, ok := scanKeyFast(line, prev); ok {
+		return k, true
+	}
+	kr := keyReader{line: line, prev: prev}
 	i := ws(line, 0)
 	if i >= len(line) || line[i] != '{' {
-		return k, false
-	}
-	end := members(line, i, func(name []byte, vs int) (int, bool) {
-		switch string(name) {
-		case "sequence":
-			j := vs
-			var n int64
-			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-				if j-vs > 17 {
-					return 0, false
-				}
-				n = n*10 + int64(line[j]-'0')
-				j++
-			}
-			if j == vs || j < len(line) && (line[j] == '.' || line[j] == 'e' || line[j] == 'E') {
-				return 0, false
-			}
-			k.seq, haveSeq = n, true
-			return j, true
-		case "session_id":
-			s, end, ok := plainString(line, vs)
-			if !ok {
-				return 0, false
-			}
-			k.session = reuse(s, prev.session)
-			return end, true
-		case "provenance":
-			if vs >= len(line) || line[vs] != '{' {
-				return skip(line, vs)
-			}
-			ok := true
-			end := members(line, vs, func(name []byte, ps int) (int, bool) {
-				if string(name) != "run_id" {
-					return skip(line, ps)
-				}
-				s, e, sok := plainString(line, ps)
-				ok = ok && sok
-				k.run = reuse(s, prev.run)
-				return e, sok
-			})
-			return end, end >= 0 && ok
-		}
-		return skip(line, vs)
-	})
-	if end < 0 || !haveSeq || ws(line, end) != len(line) {
 		return key{}, false
 	}
-	*prev = k
-	return k, true
+	end := members(line, i, kr.member)
+	if end < 0 || !kr.haveSeq || ws(line, end) != len(line) {
+		return key{}, false
+	}
+	*prev = kr.k
+	return kr.k, true
+}
+
+// scanKeyFast is scanKey on a valid line in the reference layout, where
+// provenance comes after the payload: the members are walked only until
+// sequence and session_id are read; provenance is then found by its key,
+// "provenance": with a quote that opens a string (in valid JSON such a
+// quote followed by provenance": opens a key), and taken to be the
+// top-level member when the members from there end with the line. ok is
+// false when that does not work out (scanKey then walks the whole line).
+func scanKeyFast(line []byte, prev *key) (key, bool) {
+	kr := keyReader{line: line, prev: prev}
+	i := ws(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return key{}, false
+	}
+	if i = ws(line, i+1); i >= len(line) || line[i] != '"' {
+		return key{}, false
+	}
+	for !(kr.haveSeq && kr.haveSession) {
+		var ok bool
+		if i, ok = member(line, i, kr.member); !ok {
+			return key{}, false
+		}
+		i = ws(line, i)
+		if i >= len(line) || line[i] != ',' {
+			return key{}, false // the end: scanKey reads it
+		}
+		i = ws(line, i+1)
+	}
+	if kr.haveProv {
+		*prev = kr.k
+		return kr.k, true
+	}
+	const provKey = `"provenance":`
+	for tries := 0; tries < 4; tries++ {
+		p := bytes.Index(line[i:], []byte(provKey))
+		if p < 0 {
+			return key{}, false
+		}
+		p += i
+		i = p + len(provKey)
+		n := 0
+		for b := p - 1; b >= 0 && line[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 != 0 {
+			continue // an escaped quote, inside a string
+		}
+		tail := kr
+		end := membersFrom(line, p, tail.member)
+		if end >= 0 && tail.haveProv && ws(line, end) == len(line) {
+			*prev = tail.k
+			return tail.k, true
+		}
+	}
+	return key{}, false
+}
+
+// keyReader gathers the key members as members walks an event.
+type keyReader struct {
+	line                           []byte
+	prev                           *key
+	k                              key
+	haveSeq, haveSession, haveProv bool
+}
+
+func (kr *keyReader) member(name []byte, vs int) (int, bool) {
+	line, prev := kr.line, kr.prev
+	switch string(name) {
+	case "sequence":
+		j := vs
+		var n int64
+		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+			if j-vs > 17 {
+				return 0, false
+			}
+			n = n*10 + int64(line[j]-'0')
+			j++
+		}
+		if j == vs || j < len(line) && (line[j] == '.' || line[j] == 'e' || line[j] == 'E') {
+			return 0, false
+		}
+		kr.k.seq, kr.haveSeq = n, true
+		return j, true
+	case "session_id":
+		s, end, ok := plainString(line, vs)
+		if !ok {
+			return 0, false
+		}
+		kr.k.session, kr.haveSession = reuse(s, prev.session), true
+		return end, true
+	case "provenance":
+		kr.haveProv = true
+		if vs >= len(line) || line[vs] != '{' {
+			return skip(line, vs)
+		}
+		ok := true
+		end := members(line, vs, func(name []byte, ps int) (int, bool) {
+			if string(name) != "run_id" {
+				return skip(line, ps)
+			}
+			s, e, sok := plainString(line, ps)
+			ok = ok && sok
+			kr.k.run = reuse(s, prev.run)
+			return e, sok
+		})
+		return end, end >= 0 && ok
+	}
+	return skip(line, vs)
 }
 
 // reuse returns prev when b spells it, so that the run identity of
@@ -87,21 +160,33 @@ func ws(line []byte, i int) int {
 // members walks the object starting at line[i] ('{'), calling member with
 // each key (without escapes) and the index of its value; member returns
 // the index just past the value. members returns the index past '}', or -1.
-func members(line []byte, i int, member func(name []byte, vs int) (int, bool)) int {
+func members(line []byte, i int, fn func(name []byte, vs int) (int, bool)) int {
 	i = ws(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		return i + 1
 	}
+	return membersFrom(line, i, fn)
+}
+
+// member reads the member whose key is at line[i] and calls fn with it;
+// it returns the index past the value.
+func member(line []byte, i int, fn func(name []byte, vs int) (int, bool)) (int, bool) {
+	name, end, ok := plainString(line, i)
+	if !ok {
+		return 0, false
+	}
+	i = ws(line, end)
+	if i >= len(line) || line[i] != ':' {
+		return 0, false
+	}
+	return fn(name, ws(line, i+1))
+}
+
+// membersFrom is members from the key at line[i] on.
+func membersFrom(line []byte, i int, fn func(name []byte, vs int) (int, bool)) int {
 	for {
-		name, end, ok := plainString(line, i)
-		if !ok {
-			return -1
-		}
-		i = ws(line, end)
-		if i >= len(line) || line[i] != ':' {
-			return -1
-		}
-		if i, ok = member(name, ws(line, i+1)); !ok {
+		var ok bool
+		if i, ok = member(line, i, fn); !ok {
 			return -1
 		}
 		i = ws(line, i)

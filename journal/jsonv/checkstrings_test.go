@@ -69,3 +69,43 @@ func TestCheckStrings(t *testing.T) {
 		}
 	}
 }
+
+// Check finds duplicate keys pair by pair in small objects and Parse by
+// sorting: the same error.
+func TestCheckDuplicateKeysMatchParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 11))
+	keys := []string{`"a"`, `"b"`, `"abcdefgh1"`, `"abcdefgh2"`, `"abcdefgh1"`, `"\u0061"`, `"ab\u0063defgh1"`, `""`, `"é"`, `"\u00e9"`}
+	var c Canonicalizer
+	for n := 0; n < 20000; n++ {
+		var sb strings.Builder
+		var obj func(depth int)
+		obj = func(depth int) {
+			sb.WriteByte('{')
+			m := r.IntN(30)
+			for i := 0; i < m; i++ {
+				if i > 0 {
+					sb.WriteByte(',')
+				}
+				if r.IntN(3) == 0 {
+					fmt.Fprintf(&sb, `"k%d"`, r.IntN(40))
+				} else {
+					sb.WriteString(keys[r.IntN(len(keys))])
+				}
+				sb.WriteByte(':')
+				if depth < 2 && r.IntN(5) == 0 {
+					obj(depth + 1)
+				} else {
+					sb.WriteString("1")
+				}
+			}
+			sb.WriteByte('}')
+		}
+		obj(0)
+		doc := []byte(sb.String())
+		_, perr := Parse(doc)
+		cerr := c.Check(doc)
+		if fmt.Sprint(perr) != fmt.Sprint(cerr) {
+			t.Fatalf("%s: Check %v, Parse %v", doc, cerr, perr)
+		}
+	}
+}

@@ -342,6 +342,26 @@ func (s *scanner) closeObject() *SyntaxError {
 	f := s.stack[len(s.stack)-1]
 	s.stack = s.stack[:len(s.stack)-1]
 	ms := s.mems[f.mbase:]
+	if s.check && len(ms) <= 24 {
+		// Validation needs no order: a small object's keys are compared
+		// pair by pair (the 8-byte prefixes first), in input order, so
+		// that the first key that repeats an earlier one is the error, as
+		// the sort below finds it.
+		for j := 1; j < len(ms); j++ {
+			for i := 0; i < j; i++ {
+				if ms[i].prefix == ms[j].prefix && bytes.Equal(s.key(&ms[i]), s.key(&ms[j])) {
+					return &SyntaxError{Offset: s.keyOff(&ms[j]), Code: ErrDuplicateKey, Msg: "duplicate key " + quoteForMsg(s.key(&ms[j]))}
+				}
+			}
+		}
+		nd := &s.nodes[f.node]
+		nd.b = len(ms)
+		s.keys, s.ekeys = s.keys[:f.kmark], s.ekeys[:f.emark]
+		s.nodes = s.nodes[:f.node+1]
+		s.nMembers += len(ms)
+		s.mems = s.mems[:f.mbase]
+		return nil
+	}
 	s.sortMembers(ms)
 	dup := -1
 	for j := 1; j < len(ms); j++ {

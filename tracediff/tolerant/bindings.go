@@ -25,6 +25,7 @@ type bindings struct {
 
 	ptrs     []string          // interned pointers
 	ptrIndex map[string]uint32 // pointer → index in ptrs
+	lastPtr  uint32            // the last pointer interned or found
 	bigLines map[int]int       // record → line, for lines past math.MaxUint32
 
 	// recent: record numbers + 1 of names found or added lately (a run's
@@ -159,8 +160,10 @@ func (s *bindings) remember(i int) {
 // add records a binding; name must not be bound, nor canon bound to a
 // name. hn and hv are their hashes.
 func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
-	pi, own := uint32(0), false
-	if k, ok := s.ptrIndex[string(ptr)]; ok {
+	pi, own := s.lastPtr, false
+	if int(pi) < len(s.ptrs) && s.ptrs[pi] == string(ptr) {
+		// the pointer of the binding before
+	} else if k, ok := s.ptrIndex[string(ptr)]; ok {
 		pi = k
 	} else if len(s.ptrs) < maxPtrs {
 		pi = uint32(len(s.ptrs))
@@ -169,6 +172,9 @@ func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 		s.ptrIndex[p] = pi
 	} else {
 		pi, own = uint32(len(ptr))|ownPtr, true
+	}
+	if !own {
+		s.lastPtr = pi
 	}
 	size := len(name) + len(canon)
 	if own {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -95,6 +96,10 @@ func (k *Compiler) str(a, b int, esc bool, p jsonv.Path) {
 			k.ptrs = strconv.AppendInt(k.ptrs, int64(index), 10)
 			continue
 		}
+		if bytes.IndexByte(key, '~') < 0 && bytes.IndexByte(key, '/') < 0 {
+			k.ptrs = append(k.ptrs, key...)
+			continue
+		}
 		for _, ch := range key {
 			switch ch {
 			case '~':
@@ -141,8 +146,16 @@ func (m *Matcher) MatchHoles(expected []byte, holes []Hole, actual []byte) (ok b
 			return false, "", t
 		}
 		pos += len(lit)
-		end, vok := valueEnd(actual, pos)
-		if !vok || !m.fill(h, actual[pos:end]) {
+		var end int
+		var vok, plain bool
+		if pos < len(actual) && actual[pos] == '"' {
+			// A string: its end, and whether it has escapes, at once.
+			e, esc := stringEnd(actual, pos+1)
+			end, vok, plain = e+1, e < len(actual), !esc
+		} else {
+			end, vok = valueEnd(actual, pos)
+		}
+		if !vok || !m.fill(h, actual[pos:end], plain) {
 			m.Rollback(mark)
 			return false, "", t
 		}
@@ -165,13 +178,12 @@ func (m *Matcher) ActualSpan(i int) (start, end int) { return m.spans[i][0], m.s
 
 // fill checks the actual value act (its text) at hole h, binding it when
 // h is a binding.
-func (m *Matcher) fill(h *Hole, act []byte) bool {
+// plainStr: act is a string without escapes.
+func (m *Matcher) fill(h *Hole, act []byte, plainStr bool) bool {
 	// The actual value's text when it is a string without escapes.
 	plain, isPlain := []byte(nil), false
-	if len(act) >= 2 && act[0] == '"' {
-		if e, esc := stringEnd(act, 1); !esc && e == len(act)-1 {
-			plain, isPlain = act[1:len(act)-1], true
-		}
+	if plainStr {
+		plain, isPlain = act[1:len(act)-1], true
 	}
 	switch h.Kind {
 	case Any:
@@ -201,12 +213,16 @@ func (m *Matcher) fill(h *Hole, act []byte) bool {
 		s, ok := jsonv.StringText(act)
 		return ok && s == h.Arg
 	case Binding:
-		m.ptr = append(m.ptr[:0], h.Ptr...)
+		ptr := unsafe.Slice(unsafe.StringData(h.Ptr), len(h.Ptr))
 		if isPlain {
-			return m.bindCanon(h.Arg, act) == ""
+			return m.bindCanonAt(h.Arg, act, ptr) == ""
 		}
 		v, err := jsonv.Parse(act)
-		return err == nil && m.bind(h.Arg, v) == ""
+		if err != nil {
+			return false
+		}
+		m.canon = v.AppendCanonical(m.canon[:0])
+		return m.bindCanonAt(h.Arg, m.canon, ptr) == ""
 	}
 	return false
 }

@@ -211,6 +211,11 @@ func (m *Matcher) bind(name string, v jsonv.Value) string {
 // bindCanon is bind of a value whose canonical JSON is canon (which it
 // does not keep).
 func (m *Matcher) bindCanon(name string, canon []byte) string {
+	return m.bindCanonAt(name, canon, m.ptr)
+}
+
+// bindCanonAt is bindCanon at pointer ptr.
+func (m *Matcher) bindCanonAt(name string, canon, ptr []byte) string {
 	nb := unsafe.Slice(unsafe.StringData(name), len(name))
 	if i := m.binds.findName(nb); i >= 0 {
 		_, bc, _ := m.binds.bytes(i)
@@ -228,7 +233,7 @@ func (m *Matcher) bindCanon(name string, canon []byte) string {
 	if o := m.binds.find(canon, hv, true); o >= 0 {
 		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", m.binds.name(o), where(m.binds.binding(o)))
 	}
-	m.binds.add(nb, canon, m.ptr, m.Line, hn, hv)
+	m.binds.add(nb, canon, ptr, m.Line, hn, hv)
 	return ""
 }
 
