@@ -420,7 +420,7 @@ func (d *Doc) scanNumber(src []byte, i int) (int, error) {
 		return 0, &SyntaxError{Offset: i, Msg: "invalid number: no digits"}
 	}
 	intEnd := i
-	float := false
+	float, exp := false, false
 	if i < n && src[i] == '.' {
 		i++
 		float = true
@@ -430,7 +430,7 @@ func (d *Doc) scanNumber(src []byte, i int) (int, error) {
 	}
 	if i < n && (src[i] == 'e' || src[i] == 'E') {
 		i++
-		float = true
+		float, exp = true, true
 		if i < n && (src[i] == '+' || src[i] == '-') {
 			i++
 		}
@@ -438,7 +438,10 @@ func (d *Doc) scanNumber(src []byte, i int) (int, error) {
 			return 0, &SyntaxError{Offset: i, Msg: "invalid number: no digits in the exponent"}
 		}
 	}
-	if float || intEnd-start > 300 {
+	// Without an exponent, a number of at most 300 integer digits is below
+	// 1e300 and cannot overflow a float64: only longer ones and exponents
+	// are parsed to see.
+	if exp || intEnd-start > 300 {
 		if float {
 			if f, err := strconv.ParseFloat(string(src[start:i]), 64); err != nil || math.IsInf(f, 0) {
 				d.flags |= NumberOverflow
@@ -477,43 +480,19 @@ func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
 			return 0, false, &SyntaxError{Offset: n, Msg: "unexpected end of text inside a string"}
 		}
 		c := src[i]
-		switch {
-		case c == '"':
-			return i, esc, nil
-		case c == '\\':
+		if c == '\\' {
 			esc = true
-			if i+1 >= n {
-				return 0, false, &SyntaxError{Offset: n, Msg: "unexpected end of text inside a string"}
-			}
-			switch src[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			if i+1 < n && simpleEscape[src[i+1]] {
 				i += 2
-			case 'u':
-				r := hex4(src, i+2)
-				if r < 0 {
-					return 0, false, &SyntaxError{Offset: i, Msg: `invalid \u escape: want 4 hex digits`}
-				}
-				i += 6
-				switch {
-				case r >= 0xD800 && r < 0xDC00:
-					if i+6 <= n && src[i] == '\\' && src[i+1] == 'u' {
-						if lo := hex4(src, i+2); lo >= 0xDC00 && lo <= 0xDFFF {
-							i += 6
-							continue
-						}
-					}
-					d.flags |= LoneSurrogate
-				case r >= 0xDC00 && r <= 0xDFFF:
-					d.flags |= LoneSurrogate
-				}
-			default:
-				return 0, false, &SyntaxError{Offset: i, Msg: "invalid escape \\" + string(rune(src[i+1]))}
+				continue
 			}
-		case c < 0x20:
-			return 0, false, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unescaped control character U+%04X in a string", c)}
-		case c < utf8.RuneSelf:
-			i++ // a false hit from the word test
-		default:
+			var err error
+			if i, err = d.escape(src, i); err != nil {
+				return 0, false, err
+			}
+			continue
+		}
+		if c >= utf8.RuneSelf {
 			// Runs of multi-byte characters are read here, not one
 			// word-test miss each.
 			for {
@@ -526,8 +505,49 @@ func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
 					break
 				}
 			}
+			continue
 		}
+		if c == '"' {
+			return i, esc, nil
+		}
+		if c < 0x20 {
+			return 0, false, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unescaped control character U+%04X in a string", c)}
+		}
+		i++ // a false hit from the word test
 	}
+}
+
+// simpleEscape marks the bytes that may follow a backslash alone.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// escape reads the escape at src[i] ('\\') that is not a simple one: a \u
+// escape (a surrogate pair, or a lone surrogate: LoneSurrogate), or an
+// error. It returns the index after it.
+func (d *Doc) escape(src []byte, i int) (int, error) {
+	n := len(src)
+	if i+1 >= n {
+		return 0, &SyntaxError{Offset: n, Msg: "unexpected end of text inside a string"}
+	}
+	if src[i+1] != 'u' {
+		return 0, &SyntaxError{Offset: i, Msg: "invalid escape \\" + string(rune(src[i+1]))}
+	}
+	r := hex4(src, i+2)
+	if r < 0 {
+		return 0, &SyntaxError{Offset: i, Msg: `invalid \u escape: want 4 hex digits`}
+	}
+	i += 6
+	switch {
+	case r >= 0xD800 && r < 0xDC00:
+		if i+6 <= n && src[i] == '\\' && src[i+1] == 'u' {
+			if lo := hex4(src, i+2); lo >= 0xDC00 && lo <= 0xDFFF {
+				return i + 6, nil
+			}
+		}
+		d.flags |= LoneSurrogate
+	case r >= 0xDC00 && r <= 0xDFFF:
+		d.flags |= LoneSurrogate
+	}
+	return i, nil
 }
 
 // utf8Len returns the length of the valid UTF-8 sequence at src[i] (a byte
