@@ -121,6 +121,7 @@ type checker struct {
 	leaves     map[string]map[string]int
 	leafCount  int
 	leavesFull bool
+	pending    pendingLeaf
 
 	last     leafInfo // the latest leaf-capable entry
 	lastMain leafInfo // the latest one off any sidechain
@@ -391,6 +392,7 @@ func (c *checker) hasEntry(id string) bool {
 // relinkCandidate returns the one childless entry of a chain, if there is
 // exactly one.
 func (c *checker) relinkCandidate(key string) (string, bool) {
+	c.flushLeaf()
 	if c.leavesFull || len(c.leaves[key]) != 1 {
 		return "", false
 	}
@@ -400,24 +402,49 @@ func (c *checker) relinkCandidate(key string) (string, bool) {
 	return "", false
 }
 
+// The newest leaf waits in c.pending (counted in leafCount) until another
+// comes: most are the parent of the next entry, which unleafs it, so they
+// never reach the maps.
+type pendingLeaf struct {
+	key, id string
+	line    int
+	set     bool
+}
+
+// flushLeaf moves the pending leaf into the maps.
+func (c *checker) flushLeaf() {
+	p := c.pending
+	if !p.set {
+		return
+	}
+	c.pending = pendingLeaf{}
+	m := c.leaves[p.key]
+	if m == nil {
+		m = map[string]int{}
+		c.leaves[p.key] = m
+	}
+	m[p.id] = p.line
+}
+
 func (c *checker) leaf(key, id string, line int) {
 	if c.leavesFull {
 		return
 	}
 	if c.leafCount >= maxLeaves {
-		c.leavesFull, c.leaves = true, nil
+		c.leavesFull, c.leaves, c.pending = true, nil, pendingLeaf{}
 		return
 	}
-	m := c.leaves[key]
-	if m == nil {
-		m = map[string]int{}
-		c.leaves[key] = m
-	}
-	m[id] = line
+	c.flushLeaf()
+	c.pending = pendingLeaf{key: key, id: id, line: line, set: true}
 	c.leafCount++
 }
 
 func (c *checker) unleaf(parent string) {
+	if c.pending.set && c.pending.id == parent {
+		c.pending = pendingLeaf{}
+		c.leafCount--
+		return
+	}
 	for _, m := range c.leaves {
 		if _, ok := m[parent]; ok {
 			delete(m, parent)
