@@ -15,8 +15,8 @@ import (
 // and a line it does not accept makes the comparison void; so on a valid
 // line it may take shortcuts (scanKeyFast) that would read an invalid one
 // otherwise.
-func scanKey(line []byte, prev *key) (key, bool) {
-	if k, ok := scanKeyFast(line, prev); ok {
+func scanKey(line []byte, prev *key, pc *provCache) (key, bool) {
+	if k, ok := scanKeyFast(line, prev, pc); ok {
 		return k, true
 	}
 	kr := keyReader{line: line, prev: prev}
@@ -39,7 +39,10 @@ func scanKey(line []byte, prev *key) (key, bool) {
 // quote followed by provenance": opens a key), and taken to be the
 // top-level member when the members from there end with the line. ok is
 // false when that does not work out (scanKey then walks the whole line).
-func scanKeyFast(line []byte, prev *key) (key, bool) {
+//
+// pc (may be nil) holds the provenance of an earlier line read this way:
+// when the candidate's value is the same bytes, it is not read again.
+func scanKeyFast(line []byte, prev *key, pc *provCache) (key, bool) {
 	kr := keyReader{line: line, prev: prev}
 	i := ws(line, 0)
 	if i >= len(line) || line[i] != '{' {
@@ -78,9 +81,23 @@ func scanKeyFast(line []byte, prev *key) (key, bool) {
 		if n%2 != 0 {
 			continue // an escaped quote, inside a string
 		}
+		vs := p + len(provKey)
+		if pc != nil && len(pc.text) > 0 && bytes.HasPrefix(line[vs:], pc.text) {
+			tail := kr
+			tail.k.run, tail.haveProv = pc.run, true
+			end := afterMember(line, vs+len(pc.text), tail.member)
+			if end >= 0 && ws(line, end) == len(line) {
+				*prev = tail.k
+				return tail.k, true
+			}
+			continue // the same bytes read the same way: not this one
+		}
 		tail := kr
 		end := membersFrom(line, p, tail.member)
 		if end >= 0 && tail.haveProv && ws(line, end) == len(line) {
+			if pc != nil && tail.provEnd > vs {
+				pc.text, pc.run = append(pc.text[:0], line[vs:tail.provEnd]...), tail.k.run
+			}
 			*prev = tail.k
 			return tail.k, true
 		}
@@ -88,8 +105,16 @@ func scanKeyFast(line []byte, prev *key) (key, bool) {
 	return key{}, false
 }
 
+// provCache is a provenance value scanKeyFast read (its text) and the run
+// it names.
+type provCache struct {
+	text []byte
+	run  string
+}
+
 // keyReader gathers the key members as members walks an event.
 type keyReader struct {
+	provEnd                        int // past the provenance value
 	line                           []byte
 	prev                           *key
 	k                              key
@@ -124,7 +149,9 @@ func (kr *keyReader) member(name []byte, vs int) (int, bool) {
 	case "provenance":
 		kr.haveProv = true
 		if vs >= len(line) || line[vs] != '{' {
-			return skip(line, vs)
+			end, ok := skip(line, vs)
+			kr.provEnd = end
+			return end, ok
 		}
 		ok := true
 		end := members(line, vs, func(name []byte, ps int) (int, bool) {
@@ -136,6 +163,7 @@ func (kr *keyReader) member(name []byte, vs int) (int, bool) {
 			kr.k.run = reuse(s, prev.run)
 			return e, sok
 		})
+		kr.provEnd = end
 		return end, end >= 0 && ok
 	}
 	return skip(line, vs)
@@ -180,6 +208,22 @@ func member(line []byte, i int, fn func(name []byte, vs int) (int, bool)) (int, 
 		return 0, false
 	}
 	return fn(name, ws(line, i+1))
+}
+
+// afterMember goes on with the members of an object from just past a
+// member's value at line[i]: the index past the object, or -1.
+func afterMember(line []byte, i int, fn func(name []byte, vs int) (int, bool)) int {
+	i = ws(line, i)
+	if i >= len(line) {
+		return -1
+	}
+	switch line[i] {
+	case ',':
+		return membersFrom(line, ws(line, i+1), fn)
+	case '}':
+		return i + 1
+	}
+	return -1
 }
 
 // membersFrom is members from the key at line[i] on.

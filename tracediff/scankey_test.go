@@ -44,12 +44,17 @@ func TestScanKeyFastMatchesWalk(t *testing.T) {
 		`"payload":{"t":"\\\\","provenance":{"run_id":"n2"},`, `"payload":{"x":[{"provenance":{}}],`,
 	}
 	fast, n := 0, 0
+	var pc provCache // across lines, as a source keeps it
 	for _, l := range lines {
-		for k := 0; k < 6; k++ {
+		for k := 0; k < 8; k++ {
 			m := l
 			switch k {
 			case 1, 2, 3, 4:
 				m = bytes.Replace(l, []byte(`"payload":{`), []byte(inserts[k-1]), 1)
+			case 6:
+				m = bytes.Replace(l, []byte(`"run_id":"`), []byte(`"run_id":"z`), 1)
+			case 7:
+				m = bytes.Replace(l, []byte(`"provenance":{`), []byte(`"provenance":{"x":1,`), 1)
 			case 5:
 				// provenance moved to the front, or gone
 				if r.IntN(2) == 0 {
@@ -63,7 +68,7 @@ func TestScanKeyFastMatchesWalk(t *testing.T) {
 			}
 			n++
 			var p1, p2 key
-			got, gok := scanKeyFast(m, &p1)
+			got, gok := scanKeyFast(m, &p1, &pc)
 			want, wok := slowScanKey(m, &p2)
 			if gok {
 				fast++
@@ -71,7 +76,7 @@ func TestScanKeyFastMatchesWalk(t *testing.T) {
 					t.Fatalf("%s: fast %+v, walk %+v %v", m, got, want, wok)
 				}
 			}
-			if g, ok := scanKey(m, &p1); ok != wok || g != want {
+			if g, ok := scanKey(m, &p1, &pc); ok != wok || g != want {
 				t.Fatalf("%s: scanKey %+v %v, walk %+v %v", m, g, ok, want, wok)
 			}
 		}

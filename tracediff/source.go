@@ -71,6 +71,7 @@ type source struct {
 	compile  bool // compile every valid line as a tolerant golden
 	lazyKey  bool // leave the keys to the comparison (a validated source that does not parse)
 	check    jsonv.Canonicalizer
+	prov     provCache // scanKey's
 	comp     tolerant.Compiler
 
 	prev     key // the last key scanned, for reuse
@@ -194,14 +195,14 @@ func (s *source) fill(l *srcLine, shape *shapeChecker, b *srcBatch) {
 		switch {
 		case shape == nil:
 			// Validation, beside the read, judges the line.
-			if l.k, l.keyOK = scanKey(l.raw, &s.prev); l.keyOK {
+			if l.k, l.keyOK = scanKey(l.raw, &s.prev, &s.prov); l.keyOK {
 				return
 			}
 		case s.valid(l, b):
 			// Valid JSON, as Parse would say, without a tree: the shape
 			// check needs only the key, unless the sequence is out of
 			// place (then the full check below explains it).
-			if k, ok := scanKey(l.raw, &s.prev); ok && shape.inOrder(k) {
+			if k, ok := scanKey(l.raw, &s.prev, &s.prov); ok && shape.inOrder(k) {
 				l.k, l.keyOK = k, true
 				return
 			}
@@ -227,7 +228,7 @@ func (s *source) fill(l *srcLine, shape *shapeChecker, b *srcBatch) {
 // parse, as fill does; for lazy keys, on the comparison's goroutine.
 func (s *source) lineKey(l *srcLine) {
 	l.lazy = false
-	if l.k, l.keyOK = scanKey(l.raw, &s.prev); l.keyOK {
+	if l.k, l.keyOK = scanKey(l.raw, &s.prev, &s.prov); l.keyOK {
 		return
 	}
 	if v, err := jsonv.Parse(l.raw); err == nil {

@@ -20,10 +20,6 @@ type Canonicalizer struct {
 	// scratch does not grow with the number of values. 0 is
 	// defaultTapeLimit; tests set -1 to take the second walk always.
 	tapeLimit int
-	// CheckStrings' visitor, and the scanner's hook that calls it (made
-	// once).
-	uv func(a, b int, esc bool, p Path)
-	sv func(a, b int, esc bool)
 }
 
 // defaultTapeLimit bounds the tape Append builds: 64 KiB of input makes at

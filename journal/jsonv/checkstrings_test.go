@@ -26,6 +26,10 @@ func stringsOf(v Value, path string, out []string) []string {
 	return out
 }
 
+type visitFunc func(a, b int, esc bool, p Path)
+
+func (f visitFunc) VisitString(a, b int, esc bool, p Path) { f(a, b, esc, p) }
+
 func TestCheckStrings(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 8))
 	var c Canonicalizer
@@ -38,7 +42,7 @@ func TestCheckStrings(t *testing.T) {
 	docs = append(docs, []byte(`{"a":[{"b":"x"},["y",{"c\u0064":"z"}]],"e":{"f":{}},"g":"w"}`), []byte(`"top"`), []byte(`{"a":"x","a":"y"}`), []byte(`[1,"a",tru]`))
 	for _, doc := range docs {
 		var got []string
-		err := c.CheckStrings(doc, func(a, b int, esc bool, p Path) {
+		err := c.CheckStrings(doc, visitFunc(func(a, b int, esc bool, p Path) {
 			var sb strings.Builder
 			for k := 0; k < p.Len(); k++ {
 				key, idx := p.At(k)
@@ -55,7 +59,7 @@ func TestCheckStrings(t *testing.T) {
 				t.Fatalf("%q: a string with escapes reported without", doc)
 			}
 			got = append(got, sb.String()+"="+text)
-		})
+		}))
 		v, perr := Parse(doc)
 		if fmt.Sprint(err) != fmt.Sprint(perr) {
 			t.Fatalf("%q: CheckStrings %v, Parse %v", clip(doc), err, perr)

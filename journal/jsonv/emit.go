@@ -334,19 +334,21 @@ func (c *Canonicalizer) check(src []byte) error {
 // object, not the number of values.
 func (c *Canonicalizer) Check(src []byte) error { return c.check(src) }
 
-// CheckStrings is Check that calls visit with each string value of src
-// (not object keys), in input order, as the check reads it: its content
-// src[a:b] (without the quotes) and whether it has escapes, and where it
-// is (the Path, valid during the call). visit may be called for strings
-// before an error the check then returns.
-func (c *Canonicalizer) CheckStrings(src []byte, visit func(a, b int, esc bool, p Path)) error {
-	if c.sv == nil {
-		c.sv = func(a, b int, esc bool) { c.uv(a, b, esc, Path{&c.s}) }
-	}
-	c.uv, c.s.visit = visit, c.sv
+// CheckStrings is Check that calls v.VisitString with each string value
+// of src (not object keys), in input order, as the check reads it: its
+// content src[a:b] (without the quotes) and whether it has escapes, and
+// where it is (the Path, valid during the call). It may be called for
+// strings before an error the check then returns.
+func (c *Canonicalizer) CheckStrings(src []byte, v StringVisitor) error {
+	c.s.visit = v
 	err := c.check(src)
-	c.uv, c.s.visit = nil, nil
+	c.s.visit = nil
 	return err
+}
+
+// StringVisitor is what CheckStrings calls.
+type StringVisitor interface {
+	VisitString(a, b int, esc bool, p Path)
 }
 
 // Path is where a string value stands in the text CheckStrings reads: one

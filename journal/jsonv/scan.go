@@ -83,7 +83,7 @@ type scanner struct {
 	check bool
 	// visit, in check mode, is called with each string value (not keys)
 	// as it is read: its content src[a:b] and whether it has escapes.
-	visit func(a, b int, esc bool)
+	visit StringVisitor
 }
 
 // bigScratch is the scratch size (in elements) past which a scanner lets
@@ -162,13 +162,15 @@ value:
 			return e
 		}
 		if s.visit != nil {
-			s.visit(i+1, end, esc)
+			s.visit.VisitString(i+1, end, esc, Path{s})
 		}
 		k := tStr
 		if esc {
 			k = tStrEsc
 		}
-		s.nodes = append(s.nodes, node{kind: k, a: i + 1, b: end})
+		if !s.check { // check mode would drop it at once
+			s.nodes = append(s.nodes, node{kind: k, a: i + 1, b: end})
+		}
 		i = end + 1
 	case '{':
 		if len(s.stack) >= MaxDepth {
@@ -201,17 +203,23 @@ value:
 		if i, err = literal(src, i, "true"); err != nil {
 			return err
 		}
-		s.nodes = append(s.nodes, node{kind: tTrue, a: i - 4, b: i})
+		if !s.check {
+			s.nodes = append(s.nodes, node{kind: tTrue, a: i - 4, b: i})
+		}
 	case 'f':
 		if i, err = literal(src, i, "false"); err != nil {
 			return err
 		}
-		s.nodes = append(s.nodes, node{kind: tFalse, a: i - 5, b: i})
+		if !s.check {
+			s.nodes = append(s.nodes, node{kind: tFalse, a: i - 5, b: i})
+		}
 	case 'n':
 		if i, err = literal(src, i, "null"); err != nil {
 			return err
 		}
-		s.nodes = append(s.nodes, node{kind: tNull, a: i - 4, b: i})
+		if !s.check {
+			s.nodes = append(s.nodes, node{kind: tNull, a: i - 4, b: i})
+		}
 	case 'N', 'I':
 		return nonFinite(src, i)
 	default:
@@ -223,8 +231,10 @@ value:
 		if i, nd, err = scanNumber(src, i); err != nil {
 			return err
 		}
-		nd.a, nd.b = start, i
-		s.nodes = append(s.nodes, nd)
+		if !s.check {
+			nd.a, nd.b = start, i
+			s.nodes = append(s.nodes, nd)
+		}
 	}
 
 after:

@@ -31,8 +31,9 @@ type bindings struct {
 	// recent: record numbers + 1 of names found or added lately (a run's
 	// session and run names, the last events named as parents), which
 	// are compared before the table is asked.
-	recent  [8]uint32
-	recentN int
+	recent      [8]uint32
+	recentNames [8]string // their names (views of the arena)
+	recentN     int
 }
 
 type table struct {
@@ -138,11 +139,9 @@ func (s *bindings) find(b []byte, h uint32, byValue bool) int {
 // findName is find(name, hashName(name), false), trying the recent names
 // first.
 func (s *bindings) findName(name []byte) int {
-	for _, r := range s.recent {
-		if r != 0 {
-			if n, _ := s.nameCanon(int(r - 1)); string(n) == string(name) {
-				return int(r - 1)
-			}
+	for k, n := range s.recentNames {
+		if n == string(name) && s.recent[k] != 0 {
+			return int(s.recent[k] - 1)
 		}
 	}
 	i := s.find(name, s.hashName(name), false)
@@ -153,7 +152,9 @@ func (s *bindings) findName(name []byte) int {
 }
 
 func (s *bindings) remember(i int) {
-	s.recent[s.recentN%len(s.recent)] = uint32(i + 1)
+	k := s.recentN % len(s.recent)
+	n, _ := s.nameCanon(i)
+	s.recent[k], s.recentNames[k] = uint32(i+1), view(n)
 	s.recentN++
 }
 
@@ -240,7 +241,7 @@ func (s *bindings) rehash(size int) {
 func (s *bindings) truncate(mark int) {
 	for k, r := range s.recent {
 		if int(r) > mark {
-			s.recent[k] = 0
+			s.recent[k], s.recentNames[k] = 0, ""
 		}
 	}
 	for s.n > mark {

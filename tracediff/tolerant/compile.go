@@ -50,26 +50,26 @@ type Compiler struct {
 	holes []Hole
 	ptrs  []byte
 	ok    bool
-	visit func(a, b int, esc bool, p jsonv.Path)
 }
 
 // Check validates line as jsonv.Parse does (err is Parse's error) and
 // compiles it as Compile does, in the same pass.
 func (k *Compiler) Check(holes []Hole, ptrs []byte, line []byte) (_ []Hole, _ []byte, compiled bool, err error) {
-	if k.visit == nil {
-		k.visit = k.str
-	}
 	k.line, k.holes, k.ptrs, k.ok = line, holes, ptrs, true
-	err = k.c.CheckStrings(line, k.visit)
+	err = k.c.CheckStrings(line, k)
 	holes, ptrs = k.holes, k.ptrs
 	k.line, k.holes, k.ptrs = nil, nil, nil
 	return holes, ptrs, k.ok && err == nil, err
 }
 
-// str looks at one string value of the line: a literal, or a hole.
-func (k *Compiler) str(a, b int, esc bool, p jsonv.Path) {
+// VisitString looks at one string value of the line: a literal, or a
+// hole.
+func (k *Compiler) VisitString(a, b int, esc bool, p jsonv.Path) {
 	if !k.ok {
 		return
+	}
+	if raw := k.line[a:b]; !esc && len(raw) > 3 && raw[0] != '{' && bytes.IndexByte(raw, '[') < 0 {
+		return // a literal (Classify reads every hole in a '[', '{', '\\' or "...")
 	}
 	t := text(k.line[a:b], esc)
 	kind, arg := Classify(t)

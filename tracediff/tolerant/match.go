@@ -218,7 +218,7 @@ func (m *Matcher) bindCanon(name string, canon []byte) string {
 func (m *Matcher) bindCanonAt(name string, canon, ptr []byte) string {
 	nb := unsafe.Slice(unsafe.StringData(name), len(name))
 	if i := m.binds.findName(nb); i >= 0 {
-		_, bc, _ := m.binds.bytes(i)
+		_, bc := m.binds.nameCanon(i)
 		if string(bc) == string(canon) {
 			return ""
 		}
