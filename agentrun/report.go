@@ -127,22 +127,25 @@ func BuildReport(res *Result, agent *Agent, scenario string) *Report {
 		default:
 			sr.Exit = fmt.Sprintf("exit %d", st.ExitCode)
 		}
-		sr.Requests = st.Report.Answered + len(st.Report.Rejected)
+		sr.Requests = st.Report.Answered + st.Report.Rejections()
 		for _, r := range st.Report.Rejected {
 			sr.Rejected = append(sr.Rejected, fmt.Sprintf("turn %d: %d %s", r.Turn, r.Status, firstSentence(r.Message)))
 		}
+		if st.Report.MoreRejected > 0 {
+			sr.Rejected = append(sr.Rejected, fmt.Sprintf("and %d more", st.Report.MoreRejected))
+		}
 		sr.Provider = "accepted"
-		if len(st.Report.Rejected) > 0 {
+		if st.Report.Rejections() > 0 {
 			sr.Provider = "rejected"
 		}
 		if st.Resume && len(open) > 0 {
 			sr.Interrupted = tr.carried(open[0])
 		}
-		sr.Completed = !st.Killed && !st.TimedOut && st.ExitCode == 0 && st.Signal == "" && st.Report.Unused() == 0 && len(st.Report.Rejected) == 0
+		sr.Completed = !st.Killed && !st.TimedOut && st.ExitCode == 0 && st.Signal == "" && st.Report.Unused() == 0 && st.Report.Rejections() == 0
 		switch {
 		case st.Killed:
 			sr.Outcome = OutcomeKilled
-		case len(st.Report.Rejected) > 0:
+		case st.Report.Rejections() > 0:
 			sr.Outcome = OutcomeRejected
 		case !sr.Completed:
 			sr.Outcome = OutcomeAgentFailed
@@ -159,8 +162,8 @@ func BuildReport(res *Result, agent *Agent, scenario string) *Report {
 	return rep
 }
 
-// firstSentence is a rejection's message up to its first ": " or ". ",
-// at most 120 bytes: enough to say which rule, short enough for a table.
+// firstSentence is a rejection's message cut to 120 bytes (and to valid
+// UTF-8): enough to say which rule, short enough for a table.
 func firstSentence(s string) string {
 	if len(s) > 120 {
 		s = s[:120]

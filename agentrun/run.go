@@ -264,6 +264,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		res.Report.Answered += st.Report.Answered
 		res.Report.Exhausted += st.Report.Exhausted
 		res.Report.Rejected = append(res.Report.Rejected, st.Report.Rejected...)
+		res.Report.MoreRejected += st.Report.MoreRejected
 		if res.Report.TraceErr == nil {
 			res.Report.TraceErr = st.Report.TraceErr
 		}

@@ -145,7 +145,7 @@ func writeAgentReport(e *env, a *agentrun.Agent, res *agentrun.Result) {
 	}
 	r := res.Report
 	fmt.Fprintf(e.stdout, "%s %s after %s: %d request(s) answered, %d of %d scripted turn(s) used, %d rejected\n",
-		a.DisplayName, status, res.Duration.Round(10*time.Millisecond), r.Answered, r.Used, r.Turns, len(r.Rejected))
+		a.DisplayName, status, res.Duration.Round(10*time.Millisecond), r.Answered, r.Used, r.Turns, r.Rejections())
 	if res.NativeLog != "" {
 		rel, err := filepath.Rel(res.Out, res.NativeLog)
 		if err != nil {
