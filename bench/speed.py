@@ -222,7 +222,7 @@ def rss_table(bins, outdir, gb):
         path = os.path.join(outdir, "rss-%s-%dg.jsonl" % (kind, gb))
         try:
             if kind == "trace":
-                gen_trace(path, int(gb * 1e9 / 760), "uuid")
+                gen_trace(path, int(gb * 1e9 / 700), "uuid")
             else:
                 gen_agent(kind, path, gb * 1024)
             mb = os.path.getsize(path) / 1e6
