@@ -110,6 +110,21 @@ func RepairTo(src, dst string, opt Options) (*RepairResult, error) {
 	return res, err
 }
 
+// RepairBelow writes a repaired copy of src to dir/rel (RepairTo), rel
+// being the path below the directory the file was found in. No file is
+// written outside dir: rel must stay inside it, and a symbolic link on the
+// path below dir is refused (atomicfile.ErrLinkBelow), not followed.
+// It returns the copy's path.
+func RepairBelow(src, dir, rel string, opt Options) (string, *RepairResult, error) {
+	sub, err := atomicfile.MkdirBelow(dir, filepath.Dir(rel))
+	if err != nil {
+		return "", nil, err
+	}
+	dst := filepath.Join(sub, filepath.Base(rel))
+	res, err := RepairTo(src, dst, opt)
+	return dst, res, err
+}
+
 // RepairInPlace repairs src where it is. A backup of the original is
 // written first (src+BackupSuffix, or .bak.1, .bak.2, … when that exists)
 // and synced; then the repaired copy replaces src atomically. A file with

@@ -31,8 +31,9 @@ const lintHelp = "Check coding agents' session logs: Codex CLI rollouts, Claude 
 	"as JSON for 'tracecheck merge', which prints what one lint of every file prints\n" +
 	"(docs/sharding.md).\n\n" +
 	"--repair writes a repaired copy of each file that needs one to --out DIR (never\n" +
-	"over an existing file), or with --in-place replaces the file after writing a\n" +
-	"backup beside it (FILE.bak). Torn and invalid lines go to FILE.sidelined. Every\n" +
+	"over an existing file, never through a symbolic link below DIR), or with\n" +
+	"--in-place replaces the file after writing a backup beside it (FILE.bak). Torn\n" +
+	"and invalid lines go to FILE.sidelined. Every\n" +
 	"repair is listed; the copy is linted again and its problems reported. Repairs are\n" +
 	"made one file at a time, whatever --jobs says.\n\n" +
 	"Exit 0 when no file has an error or warning, 1 when one has, 2 on usage errors."
@@ -285,8 +286,7 @@ func lintOne(in agentlog.Input, opt agentlog.Options, repair bool, outDir string
 		if rep.Repairable == 0 || rep.Format == agentlog.Trace || rep.Format == agentlog.Unknown {
 			return lintResult{report: rep, failed: rep.Failed()}
 		}
-		r.copyPath = filepath.Join(outDir, in.Rel)
-		res, r.err = agentlog.RepairTo(in.Path, r.copyPath, opt)
+		r.copyPath, res, r.err = agentlog.RepairBelow(in.Path, outDir, in.Rel, opt)
 		if r.err != nil {
 			r.copyPath = ""
 		}

@@ -190,6 +190,44 @@ func TestLintRepairOut(t *testing.T) {
 	}
 }
 
+// TestLintRepairOutRefusesALinkBelowOut: a directory of the walked tree
+// whose name, below --out, is a symbolic link to a directory outside
+// (OUT/sub -> ../victim) does not receive the repaired copy or its side
+// file: the repair of that file fails, naming the link, and the others go
+// on.
+func TestLintRepairOutRefusesALinkBelowOut(t *testing.T) {
+	src := t.TempDir()
+	for _, d := range []string{"sub", "top"} {
+		if err := os.Mkdir(filepath.Join(src, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		copyFixture(t, filepath.Join(src, d), "claude-code/concatenated-torn.jsonl")
+	}
+	base := t.TempDir()
+	out, victim := filepath.Join(base, "out"), filepath.Join(base, "victim")
+	for _, d := range []string{out, victim} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../victim", filepath.Join(out, "sub")); err != nil {
+		t.Skipf("SKIP: no symbolic links here: %v", err)
+	}
+	code, stdout, stderr := runCmd(t, "", "lint", "--repair", "--out", out, src)
+	if code != exitFailed {
+		t.Errorf("exit %d, want %d\n%s%s", code, exitFailed, stdout, stderr)
+	}
+	if entries, _ := os.ReadDir(victim); len(entries) != 0 {
+		t.Errorf("the directory outside --out received %d files", len(entries))
+	}
+	if !strings.Contains(stdout, filepath.Join(out, "sub")+" is a symbolic link") {
+		t.Errorf("the failure does not name the link:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "top", "concatenated-torn.jsonl")); err != nil {
+		t.Errorf("the other file was not repaired: %v", err)
+	}
+}
+
 func TestLintRepairInPlaceKeepsBackup(t *testing.T) {
 	dir := t.TempDir()
 	p := copyFixture(t, dir, "ts-harness/orphan-call-crash.jsonl")
