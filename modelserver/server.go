@@ -227,6 +227,26 @@ func (r Report) Unused() int { return r.Turns - r.Used }
 // Rejections is how many requests were rejected, kept in Rejected or not.
 func (r Report) Rejections() int { return len(r.Rejected) + r.MoreRejected }
 
+// Reject counts rej: kept in full (and logged to log, when not nil) while
+// fewer than keep rejections are, counted in MoreRejected after that, with
+// one line to log the first time. It reports whether rej was kept, so
+// that the caller writes it to its trace only then: the same bound for
+// every endpoint.
+func (r *Report) Reject(rej Rejection, keep int, log io.Writer) bool {
+	if r.Rejections() < keep {
+		r.Rejected = append(r.Rejected, rej)
+		if log != nil {
+			fmt.Fprintf(log, "rejected %s\n", rej)
+		}
+		return true
+	}
+	r.MoreRejected++
+	if r.MoreRejected == 1 && log != nil {
+		fmt.Fprintf(log, "rejected more than %d requests: the others are counted, not written to the trace or logged\n", keep)
+	}
+	return false
+}
+
 // Server serves one script. Create it with New.
 type Server struct {
 	script Script
@@ -373,19 +393,32 @@ func decodeOptions(r *http.Request) wire.DecodeOptions {
 
 // readBody reads a request body within the size limit and the body
 // timeout (the caller holds the intake); a failure is rejected (and false
-// returned). A body announced larger than the limit is refused unread.
+// returned).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, api wire.API) ([]byte, bool) {
-	limit := s.opt.MaxBodyBytes
-	tooLarge := func() ([]byte, bool) {
-		w.Header().Set("Connection", "close") // the rest of the body is never read
-		s.reject(w, api, nil, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", limit)})
+	body, kind, e := ReadBody(w, r, s.opt.MaxBodyBytes, s.opt.BodyTimeout)
+	if e != nil {
+		s.reject(w, api, nil, kind, e)
 		return nil, false
+	}
+	return body, true
+}
+
+// ReadBody reads r's body, at most limit bytes, within timeout from now:
+// the one way every endpoint reads a request (the scripted server, the
+// cassette player). A body announced larger than limit is refused unread.
+// On failure it returns the rejection's kind and error (413 too large,
+// 408 too slow, 400 unreadable) and has set "Connection: close", as the
+// rest of the body is never read; the caller answers with them.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, string, *wire.Error) {
+	tooLarge := func() ([]byte, string, *wire.Error) {
+		w.Header().Set("Connection", "close")
+		return nil, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", limit)}
 	}
 	if r.ContentLength > limit {
 		return tooLarge()
 	}
 	rc := http.NewResponseController(w)
-	rc.SetReadDeadline(time.Now().Add(s.opt.BodyTimeout)) // an error: a writer without deadlines (a test's), read as it is
+	rc.SetReadDeadline(time.Now().Add(timeout)) // an error: a writer without deadlines (a test's), read as it is
 	buf := make([]byte, 0, 512)
 	if r.ContentLength > 0 {
 		buf = make([]byte, 0, r.ContentLength+1) // the +1 reads the EOF without growing
@@ -393,7 +426,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, api wire.API) 
 	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), buf)
 	if err == nil {
 		rc.SetReadDeadline(time.Time{}) // the connection may serve more requests, or stall a scripted fault
-		return body, true
+		return body, "", nil
 	}
 	var tooBig *http.MaxBytesError
 	switch {
@@ -401,13 +434,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, api wire.API) 
 		return tooLarge()
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		s.reject(w, api, nil, KindTimeout, &wire.Error{Status: 408, Type: wire.TypeInvalidRequest,
-			Message: fmt.Sprintf("the request body was not read within %s (%d bytes had arrived)", s.opt.BodyTimeout, len(body))})
-		return nil, false
+		return nil, KindTimeout, &wire.Error{Status: 408, Type: wire.TypeInvalidRequest,
+			Message: fmt.Sprintf("the request body was not read within %s (%d bytes had arrived)", timeout, len(body))}
 	}
 	w.Header().Set("Connection", "close")
-	s.reject(w, api, nil, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err))
-	return nil, false
+	return nil, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err)
 }
 
 // readAll is io.ReadAll into buf, which holds the whole body when the
@@ -706,8 +737,8 @@ func (s *Server) reject(w http.ResponseWriter, api wire.API, req *wire.Request, 
 // short where they are quoted (wire.Short); this catches the rest.
 const MaxMessageBytes = 2 << 10
 
-// cutMessage is msg within MaxMessageBytes.
-func cutMessage(msg string) string {
+// CutMessage is msg within MaxMessageBytes.
+func CutMessage(msg string) string {
 	if len(msg) <= MaxMessageBytes {
 		return msg
 	}
@@ -723,12 +754,11 @@ func cutMessage(msg string) string {
 // rejection is counted; the first Options.KeepRejections are kept in the
 // report and written to the trace and the log, the others cost a count.
 func (s *Server) rejectAs(w http.ResponseWriter, shape, api wire.API, route string, req *wire.Request, kind string, e *wire.Error) {
-	e.Message = cutMessage(e.Message)
+	e.Message = CutMessage(e.Message)
 	s.mu.Lock()
 	turn := s.report.Answered + 1
-	if s.report.Rejections() < s.opt.KeepRejections {
-		rej := Rejection{Turn: turn, API: api, Route: route, Status: e.Status, Kind: kind, Message: e.Message}
-		s.report.Rejected = append(s.report.Rejected, rej)
+	rej := Rejection{Turn: turn, API: api, Route: route, Status: e.Status, Kind: kind, Message: e.Message}
+	if s.report.Reject(rej, s.opt.KeepRejections, s.opt.Log) {
 		var entries []tracelog.Entry
 		if req != nil {
 			entries = append(entries, s.requestEntry(turn, req))
@@ -740,14 +770,6 @@ func (s *Server) rejectAs(w http.ResponseWriter, shape, api wire.API, route stri
 			jsonv.M("message", jsonv.Str(e.Message)),
 		)})
 		s.log.Append(entries...)
-		if s.opt.Log != nil {
-			fmt.Fprintf(s.opt.Log, "rejected %s\n", rej)
-		}
-	} else {
-		s.report.MoreRejected++
-		if s.report.MoreRejected == 1 && s.opt.Log != nil {
-			fmt.Fprintf(s.opt.Log, "rejected more than %d requests: the others are counted, not written to the trace or logged\n", s.opt.KeepRejections)
-		}
 	}
 	s.mu.Unlock()
 

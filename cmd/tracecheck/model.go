@@ -190,10 +190,11 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 			return os.Remove(trace.Name()) // ours: created above with O_EXCL
 		}
 	}
+	boundHeap()
 	if useCassette {
 		p, err := cassette.Open(*f.cassette, cassette.Options{
 			Mode: cassette.Mode(*f.mode), Upstream: *f.upstream, Trace: traceW, Log: notes(e.stderr, cmd),
-			MaxBodyBytes: *f.limits.maxBody,
+			MaxBodyBytes: *f.limits.maxBody, BodyTimeout: *f.limits.bodyTimeout, KeepRejections: *f.limits.keepRejects,
 		})
 		if err != nil {
 			removeTrace()
@@ -209,7 +210,6 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 		}
 		return limitedEndpoint{p, *f.limits.maxConns}, closeAll, func() error { p.Close(); return removeTrace() }, 0, true
 	}
-	boundHeap()
 	srv := modelserver.New(modelserver.ScriptOf(sc), modelserver.Options{Exhausted: exhausted, Trace: traceW, Log: notes(e.stderr, cmd),
 		MaxBodyBytes: *f.limits.maxBody, BodyTimeout: *f.limits.bodyTimeout, MaxConnections: *f.limits.maxConns, KeepRejections: *f.limits.keepRejects})
 	return srv, closeTrace, removeTrace, 0, true
@@ -225,7 +225,9 @@ const limitsHelp = "Limits, whatever a client sends: at most --max-connections c
 	"request (413); 10,000 requests answered (400). Every rejected request is\n" +
 	"counted; the first --keep-rejections (100) are written to --trace and\n" +
 	"standard error, quoting the request cut short, the others only counted.\n" +
-	"With --cassette only --max-connections and --max-body apply."
+	"With --cassette the bounds on connections, body size and time and kept\n" +
+	"rejections apply; in place of the item bound, at most 500,000 JSON values in a\n" +
+	"body (413)."
 
 const serveDescription = "Serve the scripted turns of a scenario (or the recordings of a cassette) where\n" +
 	"agents look for a model: POST /v1/chat/completions (OpenAI Chat Completions,\n" +

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
@@ -46,7 +47,24 @@ type Options struct {
 	Log          io.Writer
 	Client       *http.Client // nil is a client without timeout
 	MaxBodyBytes int64        // 0 is modelserver.DefaultMaxBodyBytes
+	// BodyTimeout bounds the reading of one body, from when its turn comes
+	// (bodies are read one at a time) to its last byte; 0 is
+	// modelserver.DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// MaxValues bounds the JSON values of a body (jsonv.CountValues), so
+	// that the tree a request is matched by stays a small multiple of
+	// what one request can hold (413 beyond); 0 is DefaultMaxValues.
+	MaxValues int
+	// KeepRejections is how many rejections are kept in full (the
+	// report, the trace, Log); the rest are counted. 0 is
+	// modelserver.DefaultKeepRejections.
+	KeepRejections int
 }
+
+// DefaultMaxValues is the most JSON values a body may hold: five times the
+// model server's item bound (a message is about five values), about 25 MB
+// of tree.
+const DefaultMaxValues = 5 * wire.MaxItems
 
 // KindMiss is the kind of a rejected request no recording matches.
 const KindMiss = "cassette_miss"
@@ -61,6 +79,9 @@ type Player struct {
 	opt      Options
 	upstream string
 
+	// intake is held while a body is read and parsed, so that one body's
+	// bytes and tree are in memory at a time, whatever the clients do.
+	intake sync.Mutex
 	mu     sync.Mutex
 	recs   []*Recording
 	played []bool
@@ -92,6 +113,15 @@ func Open(path string, opt Options) (*Player, error) {
 	}
 	if opt.MaxBodyBytes <= 0 {
 		opt.MaxBodyBytes = modelserver.DefaultMaxBodyBytes
+	}
+	if opt.BodyTimeout <= 0 {
+		opt.BodyTimeout = modelserver.DefaultBodyTimeout
+	}
+	if opt.MaxValues <= 0 {
+		opt.MaxValues = DefaultMaxValues
+	}
+	if opt.KeepRejections <= 0 {
+		opt.KeepRejections = modelserver.DefaultKeepRejections
 	}
 	if opt.Client == nil {
 		opt.Client = &http.Client{}
@@ -183,24 +213,15 @@ func (p *Player) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Message: fmt.Sprintf("Invalid URL (%s %s): a cassette answers POST %s and POST %s", r.Method, r.URL.Path, wire.PathChatCompletions, wire.PathMessages)})
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.opt.MaxBodyBytes))
-	if err != nil {
-		p.fail(w, api, nil, modelserver.KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: err.Error()})
+	body, v, req, kind, e := p.read(w, r, api)
+	if e != nil {
+		p.fail(w, api, nil, kind, e)
 		return
-	}
-	v, err := jsonv.Parse(body)
-	if err != nil {
-		p.fail(w, api, nil, modelserver.KindInvalidRequest, wire.Invalid("", "the request body is not valid JSON (%v): send one JSON object", err))
-		return
-	}
-	req, _ := wire.Decode(api, body) // the summary only: the upstream or the recording decides
-	if req == nil {
-		req = &wire.Request{API: api, Body: v}
 	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	turn := p.report.Answered + len(p.report.Rejected) + 1
+	turn := p.report.Answered + p.report.Rejections() + 1
 	key := Key(r.Method, r.URL.Path, v)
 	if p.opt.Mode != Live {
 		if i := p.unplayed(key); i >= 0 {
@@ -237,6 +258,30 @@ func (p *Player) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		source, id = "recorded", rec.EventID
 	}
 	p.answered(turn, req, rec.Status, source, id)
+}
+
+// read reads and parses a request's body, one request at a time: within
+// the size, time and value bounds, or the rejection's kind and error.
+func (p *Player) read(w http.ResponseWriter, r *http.Request, api wire.API) ([]byte, jsonv.Value, *wire.Request, string, *wire.Error) {
+	p.intake.Lock()
+	defer p.intake.Unlock()
+	body, kind, e := modelserver.ReadBody(w, r, p.opt.MaxBodyBytes, p.opt.BodyTimeout)
+	if e != nil {
+		return nil, jsonv.Value{}, nil, kind, e
+	}
+	if n := jsonv.CountValues(body); n > p.opt.MaxValues {
+		return nil, jsonv.Value{}, nil, modelserver.KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge,
+			Message: fmt.Sprintf("the request body holds up to %d JSON values, more than the %d a cassette matches", n, p.opt.MaxValues)}
+	}
+	v, err := jsonv.Parse(body)
+	if err != nil {
+		return nil, jsonv.Value{}, nil, modelserver.KindInvalidRequest, wire.Invalid("", "the request body is not valid JSON (%v): send one JSON object", err)
+	}
+	req, _ := wire.Decode(api, body) // the summary only: the upstream or the recording decides
+	if req == nil {
+		req = &wire.Request{API: api, Body: v}
+	}
+	return body, v, req, "", nil
 }
 
 func modelActor(req *wire.Request) journal.Actor {
@@ -352,7 +397,8 @@ func (p *Player) fail(w http.ResponseWriter, api wire.API, req *wire.Request, ki
 }
 
 func (p *Player) failLocked(w http.ResponseWriter, api wire.API, req *wire.Request, kind string, e *wire.Error) {
-	p.rejectLocked(p.report.Answered+len(p.report.Rejected)+1, api, req, kind, e.Status, e.Message)
+	e.Message = modelserver.CutMessage(e.Message)
+	p.rejectLocked(p.report.Answered+p.report.Rejections()+1, api, req, kind, e.Status, e.Message)
 	body := e.Body(api)
 	w.Header().Set("Content-Type", wire.ContentJSON)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -360,10 +406,14 @@ func (p *Player) failLocked(w http.ResponseWriter, api wire.API, req *wire.Reque
 	w.Write(body)
 }
 
-// rejectLocked counts a failed request, writes it to the trace and logs it.
+// rejectLocked counts a failed request and, while fewer than
+// Options.KeepRejections are kept, writes it to the trace and logs it.
 func (p *Player) rejectLocked(turn int, api wire.API, req *wire.Request, kind string, status int, msg string) {
+	msg = modelserver.CutMessage(msg)
 	rej := modelserver.Rejection{Turn: turn, API: api, Status: status, Kind: kind, Message: msg}
-	p.report.Rejected = append(p.report.Rejected, rej)
+	if !p.report.Reject(rej, p.opt.KeepRejections, p.opt.Log) {
+		return
+	}
 	var entries []tracelog.Entry
 	if req != nil {
 		entries = append(entries, tracelog.Entry{Type: "model.request", Actor: journal.Actor{Kind: "harness", ID: "tracecheck"}, Payload: summary(turn, req)})
@@ -375,9 +425,6 @@ func (p *Player) rejectLocked(turn int, api wire.API, req *wire.Request, kind st
 		jsonv.M("message", jsonv.Str(msg)),
 	)})
 	p.trace.Append(entries...)
-	if p.opt.Log != nil {
-		fmt.Fprintf(p.opt.Log, "rejected %s\n", rej)
-	}
 }
 
 // replay writes a recording's answer: the body, or each chunk flushed on
