@@ -1,6 +1,9 @@
 package agentrun
 
 import (
+	"os/exec"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,5 +50,21 @@ func TestRejectionsBeyondTheKeptOnesCount(t *testing.T) {
 				t.Errorf("completed %v with %d rejections", sr.Completed, tt.report.Rejections())
 			}
 		})
+	}
+}
+
+// TestOSReleaseIsUnames: the kernel release the placeholders replace is
+// the one uname -r prints (Claude Code writes it into its prompt, so a
+// golden made on another kernel would not match without it).
+func TestOSReleaseIsUnames(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skipf("SKIP: the release is read from Linux's /proc (%s)", runtime.GOOS)
+	}
+	out, err := exec.Command("uname", "-r").Output()
+	if err != nil {
+		t.Skipf("SKIP: no uname: %v", err)
+	}
+	if got, want := osRelease(), strings.TrimSpace(string(out)); got != want || got == "" {
+		t.Errorf("osRelease() = %q, want %q", got, want)
 	}
 }

@@ -198,6 +198,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		placeholder.Pair{Name: placeholder.Home, Value: s.Home},
 		placeholder.Pair{Name: placeholder.Out, Value: out},
 		placeholder.Pair{Name: placeholder.AgentDir, Value: pkgDir},
+		placeholder.Pair{Name: placeholder.OSRelease, Value: osRelease()},
 	)
 	res.AgentVersion = packageVersion(pkgDir)
 	if a.pairs != nil {
@@ -428,4 +429,14 @@ func packageDir(bin, name string) string {
 
 func offLoopback(hosts []string) string {
 	return "the agent tried to reach beyond loopback (refused): " + strings.Join(hosts, ", ")
+}
+
+// osRelease is the kernel's release, as uname -r prints it, where the
+// system says it (Linux's /proc); "" elsewhere, which replaces nothing.
+func osRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil || len(b) > 256 {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }

@@ -26,6 +26,10 @@ const (
 	AgentDir  = "[AGENT_DIR]" // where the agent is installed (its package folder)
 	Date      = "[DATE]"      // today's date, YYYY-MM-DD, where it stands alone (DateRule)
 	Session   = "[SESSION]"   // the agent's own session id
+	// OSRelease stands for the running kernel's release (uname -r), which
+	// agents write into their prompts (Claude Code's "OS Version: Linux
+	// 6.18.44-…"): it differs from machine to machine.
+	OSRelease = "[OS_RELEASE]"
 	// PromptHash stands for a hash an agent computes from each prompt
 	// (Claude Code's cc_version=X.Y.Z.<hash> in its billing header block).
 	PromptHash = "[PROMPT_HASH]"
