@@ -74,6 +74,10 @@ type Options struct {
 	// line of the unified diff (default 400).
 	MaxValueBytes int
 	MaxLineBytes  int
+	// NoLineDiff leaves Report.Diff empty: for a caller that shows the
+	// differences its own way (the diff page), the hunks would be memory
+	// and work for nothing.
+	NoLineDiff bool
 }
 
 // Defaults of Options.
@@ -136,6 +140,9 @@ func Diff(expected, actual Input, opt Options) *Report {
 	if opt.Tolerant {
 		d.lastTS = map[int]stamp{}
 	}
+	if opt.NoLineDiff {
+		d.h.stop() // no hunk ever opens
+	}
 	d.as = as
 	d.run(&cursor{s: es}, &cursor{s: as})
 	r := d.rep
@@ -147,6 +154,8 @@ func Diff(expected, actual Input, opt Options) *Report {
 	for _, p := range as.problems {
 		r.Actual.Problems = append(r.Actual.Problems, problemOf(p))
 	}
+	r.Expected.Hint = placeholderHint(d.eHole, r.Expected, true)
+	r.Actual.Hint = placeholderHint(d.aHole, r.Actual, false)
 	if d.broken != nil && !r.Invalid() {
 		// Validation explains every line that cannot be aligned; this is
 		// only a guard.
@@ -159,6 +168,27 @@ func Diff(expected, actual Input, opt Options) *Report {
 	}
 	r.Equal = !r.Invalid() && r.Differences == 0
 	return r
+}
+
+// placeholderHint is what the report says under the problems of a file
+// that holds placeholders (p) and failed its checks as a plain trace: it
+// looks like a tolerant golden, and --normalize reads it as one (the
+// golden first). "" when the file has no problems or no placeholder.
+func placeholderHint(p placeholderAt, f FileSummary, expected bool) string {
+	if p.line == 0 || len(f.Problems) == 0 {
+		return ""
+	}
+	ptr := p.hole.Ptr
+	if ptr == "" {
+		ptr = "/"
+	}
+	how := "add --normalize to read it as one"
+	if !expected {
+		how = "a tolerant golden goes first, as EXPECTED, with --normalize"
+	}
+	return "the file holds placeholders (line " + strconv.Itoa(p.line) + ": " + p.text + " at " + ptr +
+		") and looks like a tolerant golden, whose placeholders are no valid trace values; " + how +
+		": tracecheck diff --normalize GOLDEN ACTUAL"
 }
 
 // slowPaths turns off the fast paths (compiled goldens, actual keys from
@@ -190,6 +220,49 @@ type differ struct {
 
 	as  *source  // the actual side, whose lazy keys resolve reads
 	pre prematch // an actual line matched against the golden line it was keyed by
+
+	// The first placeholder seen in each file when the expected one is
+	// not read as a tolerant golden (notePlaceholders), and the scratch
+	// that finds them.
+	eHole, aHole placeholderAt
+	comp         tolerant.Compiler
+	looked       int
+}
+
+// placeholderLooks is how many differing pairs notePlaceholders reads.
+const placeholderLooks = 8
+
+// placeholderAt is a placeholder found on a line (line 0: none).
+type placeholderAt struct {
+	line int
+	hole tolerant.Hole
+	text string // the placeholder as written, quotes included
+}
+
+// notePlaceholders looks for a placeholder on two lines that differ, until
+// one is found in each file: a file compared as a plain trace that holds
+// them is most likely a tolerant golden, and when it is then refused as an
+// invalid trace the report says so (FileSummary.Hint). Only lines that
+// differ are read (most of a tolerant golden's do): equal lines stay on
+// the fast path, and only the first placeholderLooks pairs: a tolerant
+// golden's lines all hold its ids' bindings, and two plain traces that
+// differ everywhere should not pay a third read of every line.
+func (d *differ) notePlaceholders(e, a *srcLine) {
+	if d.looked >= placeholderLooks {
+		return
+	}
+	d.looked++
+	for _, s := range []struct {
+		at *placeholderAt
+		l  *srcLine
+	}{{&d.eHole, e}, {&d.aHole, a}} {
+		if s.at.line != 0 {
+			continue
+		}
+		if h, ok := d.comp.FirstPlaceholder(s.l.raw); ok {
+			*s.at = placeholderAt{line: s.l.num, hole: h, text: cutText(string(s.l.raw[h.Start:h.End]), 64)}
+		}
+	}
 }
 
 // prematch is an actual line a matched against golden line e when it was
@@ -314,6 +387,9 @@ func (d *differ) pair(run int, e, a *srcLine) {
 		d.h.same(e.num, a.num, e.raw)
 		return
 	}
+	if !d.opt.Tolerant {
+		d.notePlaceholders(e, a)
+	}
 	if p := d.pre; p.a == a && p.e == e {
 		// Matched when a was keyed (resolve).
 		d.pre = prematch{}
@@ -372,7 +448,36 @@ func (d *differ) pair(run int, e, a *srcLine) {
 	}
 	ed.FieldsOmitted = n - len(ms)
 	d.rep.Events = append(d.rep.Events, ed)
-	d.h.change(e.num, e.raw, a.num, a.raw)
+	shown := a.raw
+	if d.opt.Tolerant && eok && aok && d.h.taking() {
+		shown = d.inGoldenForm(ev, av, ms, n, a.raw)
+	}
+	d.h.change(e.num, e.raw, a.num, shown)
+}
+
+// inGoldenForm is the actual line a (value av, raw as written) in the
+// golden's form (goldenForm) for the unified diff, given the first
+// mismatches ms of n with golden event ev. When ms is not all of them,
+// Match runs again for the rest: it binds nothing new (every name it meets
+// was bound, or failed to bind, the first time), and what it might is
+// rolled back; a timestamp out of order (checkTimestamp) is the one it
+// does not count.
+// When the line cannot be placed it is shown as written.
+func (d *differ) inGoldenForm(ev, av jsonv.Value, ms []tolerant.Mismatch, n int, raw []byte) []byte {
+	if n > len(ms) {
+		mark := d.m.Mark()
+		all, k := d.m.Match("", ev, av, nil, maxFormMismatches+1)
+		d.m.Rollback(mark)
+		if k < n {
+			// checkTimestamp's: only the pointer matters here.
+			all = append(all, tolerant.Mismatch{Pointer: "/timestamp"})
+		}
+		ms = all
+	}
+	if out, ok := goldenForm(ev, av, ms); ok {
+		return out
+	}
+	return raw
 }
 
 // resolve reads the key of actual line a when it is lazy: when a is

@@ -119,13 +119,51 @@ func (h *hunker) change(eLine int, e []byte, aLine int, a []byte) {
 	h.tail = 0
 	// A side without the event passes the line it follows, which numbers
 	// an empty range as diff -u does ("@@ -3,0 +4 @@").
+	et, at := h.pairText(e, a)
 	if e != nil {
-		h.cur = append(h.cur, diffLine{op: '-', eLine: eLine, aLine: aLine, text: h.line(e), eCount: true})
+		h.cur = append(h.cur, diffLine{op: '-', eLine: eLine, aLine: aLine, text: et, eCount: true})
 	}
 	if a != nil {
-		h.cur = append(h.cur, diffLine{op: '+', eLine: eLine, aLine: aLine, text: h.line(a), aCount: true})
+		h.cur = append(h.cur, diffLine{op: '+', eLine: eLine, aLine: aLine, text: at, aCount: true})
 	}
 }
+
+// Where a changed pair of lines is cut: when their first differing byte
+// would fall past the cut (or within diffLead bytes of it), both lines
+// start diffLead bytes before it instead, saying how much they left out,
+// so that the -/+ lines show what differs and not two equal prefixes.
+const diffLead = 80
+
+// pairText is the text of a changed event's two lines (either nil).
+func (h *hunker) pairText(e, a []byte) (string, string) {
+	if e == nil || a == nil || len(e) <= h.maxLine && len(a) <= h.maxLine {
+		return h.side(e), h.side(a)
+	}
+	p := 0
+	for p < len(e) && p < len(a) && e[p] == a[p] {
+		p++
+	}
+	if p+diffLead <= h.maxLine {
+		return h.line(e), h.line(a)
+	}
+	from := p - diffLead
+	for from > 0 && !utf8.RuneStart(e[from]) {
+		from-- // the same bytes in both up to p
+	}
+	skip := "…(" + strconv.Itoa(from) + " bytes before)"
+	return skip + h.line(e[from:]), skip + h.line(a[from:])
+}
+
+func (h *hunker) side(l []byte) string {
+	if l == nil {
+		return ""
+	}
+	return h.line(l)
+}
+
+// taking reports whether a change recorded now would be shown: after stop,
+// no hunk opens, so its lines need not be prepared.
+func (h *hunker) taking() bool { return !h.done }
 
 // stop lets the open hunk take its trailing context and opens no more.
 func (h *hunker) stop() { h.done = true }

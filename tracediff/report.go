@@ -50,6 +50,10 @@ type FileSummary struct {
 	Events   int       `json:"events"` // lines read
 	Runs     int       `json:"runs"`
 	Problems []Problem `json:"problems,omitempty"`
+	// Hint, for a file that failed its checks as a plain trace and holds
+	// placeholders, says that it looks like a tolerant golden and how to
+	// compare it as one.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Problem is why a file is not a valid trace (or not a well-formed tolerant

@@ -31,6 +31,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			for _, p := range f.Problems {
 				fmt.Fprintf(bw, "  %s\n", p)
 			}
+			if f.Hint != "" {
+				fmt.Fprintf(bw, "  hint: %s\n", SafeLine(f.Hint))
+			}
 		}
 	case r.Equal:
 		what := "events"

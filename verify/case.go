@@ -37,7 +37,7 @@ func CaseSubjects(ctx context.Context, list []*cases.Case) []Subject {
 			continue
 		}
 		if c.Trace != nil {
-			out = append(out, Subject{ID: c.ID, Golden: c.Golden, Kind: KindCase, File: c.File, Compare: c.Compare,
+			out = append(out, Subject{ID: c.ID, Golden: c.Golden, Kind: KindCase, File: c.File, Compare: c.Compare, Tolerant: c.Tolerant,
 				Render: func() Actual {
 					r := run()
 					return Actual{Bytes: r.Trace, Events: r.Events, Golden: r.Capture, Invalid: invalid(r, r.TraceProblems)}

@@ -32,3 +32,20 @@ func TestRunArtifactsDiffPage(t *testing.T) {
 		}
 	}
 }
+
+// The page of a tolerant subject (a tolerant case) is asked for as a
+// tolerant golden's; the others' literally.
+func TestRunArtifactsDiffPageTolerant(t *testing.T) {
+	dir := dirWith(t, map[string]string{"a.trace.jsonl": trace(9), "b.trace.jsonl": trace(9)})
+	subjects := []verify.Subject{subject("a", trace(1)), subject("b", trace(2))}
+	subjects[1].Tolerant = true
+	asked := map[string]bool{}
+	page := func(path string, expected, actual []byte, expName, actName string, tolerant bool) error {
+		asked[filepath.Base(path)] = tolerant
+		return nil
+	}
+	verify.Run(subjects, golden.DiskStore(dir), verify.Options{Update: verify.UpdateNo, Artifacts: t.TempDir(), Filtered: true, DiffPage: page})
+	if len(asked) != 2 || asked["a.diff.html"] || !asked["b.diff.html"] {
+		t.Errorf("pages asked for (tolerant?): %v", asked)
+	}
+}

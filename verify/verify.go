@@ -59,6 +59,9 @@ type Subject struct {
 	// Compare compares the golden (expected) with the actual bytes and
 	// returns nil when they match. nil means byte for byte: golden.Compare.
 	Compare func(expected, actual []byte, expName, actName string) *golden.Drift
+	// Tolerant says the golden is a tolerant golden (a tolerant case's):
+	// its diff page compares it as tracecheck diff --normalize does.
+	Tolerant bool
 }
 
 // golden is the subject's golden name.
@@ -147,9 +150,10 @@ type Options struct {
 	// every subject that differed, and its golden, are kept; "" for none.
 	Artifacts string
 	// DiffPage, when set, also writes <id>.diff.html beside a differing
-	// subject's two artifacts: the page of the golden against the render
-	// (view.WriteDiffFile has this shape).
-	DiffPage func(path string, expected, actual []byte, expName, actName string) error
+	// subject's two artifacts: the page of the golden against the render,
+	// the golden a tolerant one when the subject says so (view.WriteDiffFile
+	// has this shape).
+	DiffPage func(path string, expected, actual []byte, expName, actName string, tolerant bool) error
 	// Notes receives what Run says as it acts, before it acts (the goldens
 	// it is about to delete); nil discards it.
 	Notes io.Writer
@@ -304,7 +308,7 @@ func check(s Subject, store *golden.Store, writes Writes, opts Options) Result {
 	}
 	if res.Status != StatusOK {
 		keep(&res, artifacts, want, act.Bytes)
-		keepDiffPage(&res, opts, want, act.Bytes)
+		keepDiffPage(&res, opts, want, act.Bytes, s.Tolerant)
 	}
 
 	capture := act.Golden
@@ -375,12 +379,12 @@ func keep(res *Result, dir string, expected, actual []byte) {
 
 // keepDiffPage writes <id>.diff.html beside the artifacts keep wrote, when
 // opts asks for it and both traces were kept.
-func keepDiffPage(res *Result, opts Options, expected, actual []byte) {
+func keepDiffPage(res *Result, opts Options, expected, actual []byte, tolerant bool) {
 	if opts.DiffPage == nil || len(res.Artifacts) != 2 {
 		return
 	}
 	path := filepath.Join(opts.Artifacts, res.ID+".diff.html")
-	if err := opts.DiffPage(path, expected, actual, res.File, res.Artifacts[0]); err != nil {
+	if err := opts.DiffPage(path, expected, actual, res.File, res.Artifacts[0], tolerant); err != nil {
 		res.Problems = append(res.Problems, "keeping the diff page: "+err.Error())
 		return
 	}

@@ -8,12 +8,15 @@ import (
 	"github.com/tracecheck/tracecheck/golden"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/tracediff"
+	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
 
 // Field is one differing field of an aligned pair: its JSON pointer in the
-// event, and the expected and actual values as JSON, or golden.Absent.
+// event, and the expected and actual values as JSON, or golden.Absent; for
+// a tolerant golden, why its placeholder did not match, when it was one.
 type Field struct {
 	Pointer, Expected, Actual string
+	Reason                    string
 }
 
 // Aligned is one position of a diff: the same event (by run and sequence)
@@ -32,6 +35,10 @@ type Aligned struct {
 	// not a field's value. Both are empty for an equal pair.
 	Fields []Field
 	Note   string
+	// Matched are the pointers of the golden's placeholders that matched
+	// the actual values there, when the golden is a tolerant one: the page
+	// shows them as matched, not as differences.
+	Matched []string
 }
 
 // Kind is "equal", "changed", "missing" (only the expected file has the
@@ -61,8 +68,12 @@ type Aligner interface {
 // appearance. Lines that are no event pair by line number. Events only
 // one file has are placed where they occur in it. Differing fields are
 // golden.FieldDiffs' (member order is no difference; a number's spelling
-// is).
-type SequenceAligner struct{}
+// is), or with Tolerant the mismatches of the expected event read as a
+// tolerant golden (package tolerant, bindings held across the file), as
+// tracecheck diff --normalize finds them.
+type SequenceAligner struct {
+	Tolerant bool
+}
 
 type alignKey struct {
 	run  int
@@ -71,7 +82,11 @@ type alignKey struct {
 }
 
 // Align implements Aligner.
-func (SequenceAligner) Align(expected, actual []byte) []Aligned {
+func (s SequenceAligner) Align(expected, actual []byte) []Aligned {
+	var m *tolerant.Matcher
+	if s.Tolerant {
+		m = tolerant.NewMatcher(true)
+	}
 	el, al := splitLines(expected), splitLines(actual)
 	ek, ak := keys(el), keys(al)
 	queue := map[alignKey][]int{}
@@ -103,7 +118,11 @@ func (SequenceAligner) Align(expected, actual []byte) []Aligned {
 			next++
 		}
 		a := Aligned{Run: k.run, Sequence: k.seq, ExpectedLine: i + 1, ActualLine: j + 1}
-		if !bytes.Equal(el[i], al[j]) {
+		switch {
+		case m != nil:
+			m.Line = i + 1
+			a.Fields, a.Note = matchLines(m, el[i], al[j])
+		case !bytes.Equal(el[i], al[j]):
 			a.Fields, a.Note = compareLines(el[i], al[j])
 		}
 		out = append(out, a)
@@ -136,6 +155,28 @@ func compareLines(e, a []byte) ([]Field, string) {
 		return nil, "the same JSON value written with other bytes (member order, spacing, escaping or number spelling)"
 	}
 	return fields, ""
+}
+
+// matchLines says how an actual line departs from a tolerant golden's
+// line, as tracediff's tolerant comparison does: the mismatches of Match
+// (nothing when every placeholder matched).
+func matchLines(m *tolerant.Matcher, e, a []byte) ([]Field, string) {
+	ev, eerr := jsonv.Parse(e)
+	av, aerr := jsonv.Parse(a)
+	if eerr != nil || aerr != nil {
+		return compareLines(e, a)
+	}
+	ms, n := m.Match("", ev, av, nil, maxFieldsShown)
+	var fields []Field
+	for _, x := range ms {
+		f := tracediff.FieldOf(x, fieldValueBytes)
+		fields = append(fields, Field{Pointer: f.Pointer, Expected: f.Expected, Actual: f.Actual, Reason: f.Reason})
+	}
+	note := ""
+	if n > len(ms) {
+		note = fmt.Sprintf("%d more differing fields are not listed", n-len(ms))
+	}
+	return fields, note
 }
 
 // keys numbers each line's run and reads its sequence.
@@ -202,24 +243,72 @@ func splitLines(b []byte) [][]byte {
 // differences) or its report cannot be laid out line by line, it is
 // SequenceAligner's alignment instead, so the page of an invalid trace
 // still shows what differs.
-type TracediffAligner struct{}
+//
+// With Tolerant the expected file is a tolerant golden, compared as
+// tracecheck diff --normalize compares it: an event whose placeholders all
+// matched is equal, the differing fields are the real differences, and
+// each changed row lists the placeholders that did match (Matched). Both
+// files then get only the shape check alignment needs: the page reports
+// their validity itself (ValidateGolden for the golden), so that the
+// events of an actual trace that is not valid are still compared.
+type TracediffAligner struct {
+	Tolerant bool
+}
 
-// maxFieldsShown bounds the differing fields listed for one event.
-const maxFieldsShown = 200
+// maxFieldsShown bounds the differing fields listed for one event;
+// fieldValueBytes each value.
+const (
+	maxFieldsShown  = 200
+	fieldValueBytes = 4 << 10
+)
 
 // Align implements Aligner.
-func (TracediffAligner) Align(expected, actual []byte) []Aligned {
+func (t TracediffAligner) Align(expected, actual []byte) []Aligned {
 	el, al := splitLines(expected), splitLines(actual)
-	rep := tracediff.DiffBytes(expected, actual, "expected", "actual", tracediff.Options{
-		Bytes: true, MaxEvents: len(el) + len(al) + 1, MaxFields: maxFieldsShown, MaxValueBytes: 4 << 10})
+	opt := tracediff.Options{Bytes: true, MaxEvents: len(el) + len(al) + 1, MaxFields: maxFieldsShown, MaxValueBytes: fieldValueBytes,
+		NoLineDiff: true} // the page draws no unified diff
+	if t.Tolerant {
+		opt.Bytes, opt.Tolerant, opt.NoValidate = false, true, true
+	}
+	rep := tracediff.DiffBytes(expected, actual, "expected", "actual", opt)
 	if rep.Invalid() || rep.Omitted > 0 {
-		return SequenceAligner{}.Align(expected, actual)
+		return SequenceAligner{Tolerant: t.Tolerant}.Align(expected, actual)
 	}
 	out, ok := fillEqual(rep.Events, keys(el), len(el), len(al))
 	if !ok {
-		return SequenceAligner{}.Align(expected, actual)
+		return SequenceAligner{Tolerant: t.Tolerant}.Align(expected, actual)
+	}
+	if t.Tolerant {
+		matched(out, el)
 	}
 	return out
+}
+
+// matched fills in each changed row's Matched: the placeholders of its
+// golden line (tolerant.Compile's holes) but those at a differing field.
+// A line Compile cannot take whole ("..." forms) lists those before them.
+func matched(rows []Aligned, el [][]byte) {
+	var holes []tolerant.Hole
+	var ptrs []byte
+	for i := range rows {
+		r := &rows[i]
+		if r.Kind() != "changed" {
+			continue
+		}
+		holes, ptrs, _ = tolerant.Compile(holes[:0], ptrs[:0], el[r.ExpectedLine-1])
+	next:
+		for _, h := range holes {
+			if h.Kind == tolerant.Escaped {
+				continue // a literal, written escaped
+			}
+			for _, f := range r.Fields {
+				if f.Pointer == h.Ptr || h.Ptr == "" && f.Pointer == "/" {
+					continue next
+				}
+			}
+			r.Matched = append(r.Matched, strings.Clone(h.Ptr))
+		}
+	}
 }
 
 // fillEqual lays the differing events of a report out with the equal
@@ -247,7 +336,7 @@ func fillEqual(diffs []tracediff.EventDiff, ek []alignKey, ne, na int) (out []Al
 		}
 		row := Aligned{Run: d.Run, Sequence: d.Sequence, ExpectedLine: d.ExpectedLine, ActualLine: d.ActualLine, Note: d.Note}
 		for _, f := range d.Fields {
-			row.Fields = append(row.Fields, Field{Pointer: f.Pointer, Expected: f.Expected, Actual: f.Actual})
+			row.Fields = append(row.Fields, Field{Pointer: f.Pointer, Expected: f.Expected, Actual: f.Actual, Reason: f.Reason})
 		}
 		if d.FieldsOmitted > 0 {
 			row.Note = strings.TrimPrefix(row.Note+"; ", "; ") + fmt.Sprintf("%d more differing fields are not listed", d.FieldsOmitted)

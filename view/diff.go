@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/tracediff"
 )
 
 // DiffContext is how many unchanged events the diff page shows on each
@@ -20,11 +21,22 @@ const DiffContext = 2
 type DiffOptions struct {
 	// ExpectedName and ActualName name the two files in the page.
 	ExpectedName, ActualName string
-	// Aligner lines the traces up; nil is TracediffAligner.
+	// Tolerant says the golden is a tolerant golden (package tolerant,
+	// what tracecheck normalize writes): the page compares it as
+	// tracecheck diff --normalize does (TracediffAligner.Tolerant), shows
+	// the placeholders that matched as matched, and lists the golden's
+	// problems as ValidateGolden finds them, not the SCHEMA problems its
+	// placeholders would be in a plain trace.
+	Tolerant bool
+	// Aligner lines the traces up; nil is TracediffAligner (with
+	// Tolerant).
 	Aligner Aligner
 	// Limits bound the page (Events, PayloadBytes as the most of one line,
 	// DataBytes); zero fields take DefaultLimits'.
 	Limits Limits
+	// Notes are said at the head of the page, before the page's own (how
+	// the golden was read, when the caller chose).
+	Notes []string
 }
 
 // DiffPage is a built diff page: BuildDiff it, then WriteHTML.
@@ -37,15 +49,16 @@ type DiffPage struct {
 	eProbs   []*journal.Error
 	aProbs   []*journal.Error
 	notes    []string
+	excused  int    // the golden's SCHEMA problems its placeholders caused (Tolerant)
 	same     bool   // byte-identical
 	keepLine []bool // rows whose lines the page holds: differences, their context, and unchanged ones within the budget
 }
 
 // BuildDiff compares expected (the golden) with actual.
 func BuildDiff(expected, actual []byte, opt DiffOptions) *DiffPage {
-	d := &DiffPage{opt: opt, lim: (&Options{Limits: opt.Limits}).limits(), counts: map[string]int{}}
+	d := &DiffPage{opt: opt, lim: (&Options{Limits: opt.Limits}).limits(), counts: map[string]int{}, notes: append([]string(nil), opt.Notes...)}
 	if d.opt.Aligner == nil {
-		d.opt.Aligner = TracediffAligner{}
+		d.opt.Aligner = TracediffAligner{Tolerant: opt.Tolerant}
 	}
 	d.same = bytes.Equal(expected, actual)
 	d.el, d.al = splitLines(expected), splitLines(actual)
@@ -53,11 +66,31 @@ func BuildDiff(expected, actual []byte, opt DiffOptions) *DiffPage {
 	for i := range d.rows {
 		d.counts[d.rows[i].Kind()]++
 	}
-	d.eProbs = journal.Validate(bytes.NewReader(expected), opt.ExpectedName)
+	if opt.Tolerant {
+		d.eProbs, d.excused = tracediff.ValidateGolden(expected, opt.ExpectedName)
+		d.notes = append(d.notes, tolerantNote(d.excused))
+	} else {
+		d.eProbs = journal.Validate(bytes.NewReader(expected), opt.ExpectedName)
+	}
 	d.aProbs = journal.Validate(bytes.NewReader(actual), opt.ActualName)
 	d.plan()
 	return d
 }
+
+// tolerantNote says how the page reads a tolerant golden.
+func tolerantNote(excused int) string {
+	n := "The golden is a tolerant golden, compared as tracecheck diff --normalize compares it: an event whose placeholders all matched the actual values is unchanged, only real differences are highlighted, and in a changed event the placeholders that matched are underlined. The golden is checked as a trace where it is literal: a placeholder such as \"[TIMESTAMP]\" where the schema wants a date-time is no problem."
+	if excused > 0 {
+		n += fmt.Sprintf(" %d %s at placeholders %s not listed.", excused, pluralS(excused, "SCHEMA problem", "SCHEMA problems"), pluralS(excused, "is", "are"))
+	}
+	return n
+}
+
+// Problems is the number of problems the page lists for the two files.
+func (d *DiffPage) Problems() int { return len(d.eProbs) + len(d.aProbs) }
+
+// Tolerant reports whether the golden was compared as a tolerant golden.
+func (d *DiffPage) Tolerant() bool { return d.opt.Tolerant }
 
 // Equal reports whether the traces are byte-identical.
 func (d *DiffPage) Equal() bool {
@@ -93,6 +126,15 @@ func (d *DiffPage) plan() {
 			f := &r.Fields[j]
 			f.Pointer, f.Expected, f.Actual = clipField(f.Pointer, fb), clipField(f.Expected, 4*fb), clipField(f.Actual, 4*fb)
 			used += int64(jsWritten(f.Pointer)+jsWritten(f.Expected)+jsWritten(f.Actual)) + 12
+		}
+		for j := range r.Fields {
+			f := &r.Fields[j]
+			f.Reason = clipField(f.Reason, 4*fb)
+			used += int64(jsWritten(f.Reason))
+		}
+		for j := range r.Matched {
+			r.Matched[j] = clipField(r.Matched[j], fb)
+			used += int64(jsWritten(r.Matched[j])) + 3
 		}
 		used += int64(jsWritten(r.Note)) + 64
 	}
@@ -166,6 +208,7 @@ type diffData struct {
 	Extra        int
 	Equal        bool
 	Identical    bool
+	Tolerant     bool
 	Problems     []problemData
 	Notes        []string
 	CSS          template.CSS
@@ -185,6 +228,7 @@ func (d *DiffPage) WriteHTML(w io.Writer) error {
 		Extra:        d.counts["extra"],
 		Equal:        d.Differences() == 0,
 		Identical:    d.Equal(),
+		Tolerant:     d.opt.Tolerant,
 		Notes:        d.notes,
 		CSS:          pageCSS,
 		JS:           diffJS,
@@ -225,6 +269,9 @@ func (d *DiffPage) island(w *island) {
 	w.kstr("expName", d.opt.ExpectedName)
 	w.kstr("actName", d.opt.ActualName)
 	w.kint("context", DiffContext)
+	if d.opt.Tolerant {
+		w.kbool("tolerant", true)
+	}
 	w.key("rows")
 	w.arr()
 	for i := range d.rows {
@@ -255,9 +302,19 @@ func (d *DiffPage) island(w *island) {
 			w.str(f.Pointer)
 			w.str(f.Expected)
 			w.str(f.Actual)
+			if f.Reason != "" {
+				w.str(f.Reason)
+			}
 			w.endArr()
 		}
 		w.endArr()
+		if d.opt.Tolerant {
+			w.arr()
+			for _, p := range r.Matched {
+				w.str(p)
+			}
+			w.endArr()
+		}
 		w.endArr()
 		w.flush(false)
 	}
@@ -267,9 +324,10 @@ func (d *DiffPage) island(w *island) {
 }
 
 // WriteDiffFile writes the diff page of expected (the golden, named
-// expName) and actual (actName) to path, atomically: verify calls it to
-// keep <id>.diff.html beside the traces it keeps as artifacts.
-func WriteDiffFile(path string, expected, actual []byte, expName, actName string) error {
-	d := BuildDiff(expected, actual, DiffOptions{ExpectedName: expName, ActualName: actName})
+// expName; a tolerant golden when tolerant) and actual (actName) to path,
+// atomically: verify calls it to keep <id>.diff.html beside the traces it
+// keeps as artifacts.
+func WriteDiffFile(path string, expected, actual []byte, expName, actName string, tolerant bool) error {
+	d := BuildDiff(expected, actual, DiffOptions{ExpectedName: expName, ActualName: actName, Tolerant: tolerant})
 	return atomicfile.WriteFunc(path, 0o644, d.WriteHTML)
 }

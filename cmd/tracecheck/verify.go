@@ -85,9 +85,14 @@ directory in use.
 --artifacts DIR keeps, for every scenario or case that differed, its actual trace
 (<id>.actual.jsonl), the golden it was compared with (<id>.expected.jsonl) and,
 when both are kept, a side-by-side diff page of the two (<id>.diff.html), for CI
-to upload. --format junit writes JUnit XML (one testcase per scenario or case
-trace); --format github writes GitHub Actions annotations, one on the golden's
-line of each differing event.
+to upload. A tolerant case is shown as 'tracecheck diff --normalize' compares it:
+its report's unified diff is of the golden against the actual trace written in
+the golden's form (placeholders that matched as the golden writes them), and its
+page counts and highlights only the real differences, underlines the
+placeholders that matched and lists no problem a placeholder causes.
+--format junit writes JUnit XML (one testcase per scenario or case trace);
+--format github writes GitHub Actions annotations, one on the golden's line of
+each differing event.
 
 --shard K/N runs only the scenarios and cases whose id hashes to shard K of N
 (a case with all its subjects), so that N jobs of a CI matrix split the suite;

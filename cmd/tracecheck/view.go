@@ -62,7 +62,7 @@ func setViewMemoryLimit() func() {
 }
 
 func runView(e *env, args []string) int {
-	fs := newFlags(e, "view", "view FILE... [-o OUT.html] [--through N]\n       tracecheck view --diff GOLDEN ACTUAL [-o OUT.html]",
+	fs := newFlags(e, "view", "view FILE... [-o OUT.html] [--through N]\n       tracecheck view --diff GOLDEN ACTUAL [--normalize|--exact] [-o OUT.html]",
 		"Write one self-contained HTML page (no network, works from file://) showing the\n"+
 			"traces: a timeline of events by actor lane in sequence order, each one opening to\n"+
 			"its payload and envelope; search and filters by type, actor, tool and text;\n"+
@@ -93,14 +93,25 @@ func runView(e *env, args []string) int {
 			"differing fields highlighted and unchanged events folded. It reads both files\n"+
 			"whole (each up to 256 MiB), so its memory follows their size; its page takes the\n"+
 			"same bounds (a line as a payload, each differing field's pointer as a field and\n"+
-			"its values as four).\n\n"+
+			"its values as four).\n"+
+			"A tolerant GOLDEN (one that holds placeholders such as \"[TIMESTAMP]\" and \"[ID-1]\"\n"+
+			"and so is no valid trace as written, as 'tracecheck normalize' writes it) is\n"+
+			"compared as 'tracecheck diff --normalize' compares it: an event whose placeholders\n"+
+			"all matched is unchanged, only real differences are highlighted, the placeholders\n"+
+			"that matched are underlined, and the golden's problems are those where it is\n"+
+			"literal. A GOLDEN that holds placeholders but is a valid trace is compared\n"+
+			"literally (the page says so): --normalize reads any GOLDEN as a tolerant golden,\n"+
+			"--exact any GOLDEN literally.\n\n"+
 			"The page goes to -o (replaced atomically) or standard output. The same input\n"+
 			"gives the same bytes. Exit 0 when every file is valid and no imported log has a\n"+
-			"lint error or warning (with --diff: the traces are identical), 1 when the page\n"+
-			"shows problems or such findings (or differences), 2 usage error.")
+			"lint error or warning (with --diff: the traces are identical, or ACTUAL is a\n"+
+			"valid trace that matches a tolerant GOLDEN), 1 when the page shows problems or\n"+
+			"such findings (or differences), 2 usage error.")
 	out := fs.StringP("output", "o", "", "write the page to `OUT.html` instead of standard output")
 	through := fs.Int64("through", 0, "replay each run through sequence `N` only (inclusive)")
 	diff := fs.Bool("diff", false, "compare two traces: GOLDEN ACTUAL")
+	normalize := fs.Bool("normalize", false, "with --diff: read GOLDEN as a tolerant golden, whatever it holds")
+	exact := fs.Bool("exact", false, "with --diff: compare GOLDEN literally, even when it looks like a tolerant golden")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -112,6 +123,10 @@ func runView(e *env, args []string) int {
 		return usageError(e, "view", "--diff wants GOLDEN and ACTUAL, got %d files", len(files))
 	case *diff && fs.Changed("through"):
 		return usageError(e, "view", "--through does not go with --diff")
+	case !*diff && (*normalize || *exact):
+		return usageError(e, "view", "--normalize and --exact say how --diff reads GOLDEN; they need --diff")
+	case *normalize && *exact:
+		return usageError(e, "view", "--normalize and --exact do not go together")
 	case fs.Changed("through") && *through < 0:
 		return usageError(e, "view", "--through must be a sequence (0 or more), not %d", *through)
 	}
@@ -149,11 +164,26 @@ func runView(e *env, args []string) int {
 			}
 			data[i] = b
 		}
-		d := view.BuildDiff(data[0], data[1], view.DiffOptions{ExpectedName: files[0], ActualName: files[1]})
+		opt := view.DiffOptions{ExpectedName: files[0], ActualName: files[1], Tolerant: *normalize}
+		if !*normalize && !*exact {
+			// A tolerant golden is no valid trace as written: that and its
+			// placeholders tell it from an exact one that holds such text.
+			g := view.DetectGolden(data[0])
+			opt.Tolerant = g.Tolerant
+			if g.Placeholder != "" && !g.Tolerant {
+				opt.Notes = append(opt.Notes, "The golden holds placeholders ("+g.Placeholder+") but is a valid trace, so it is compared literally; tracecheck view --diff --normalize compares it as a tolerant golden.")
+			}
+		}
+		d := view.BuildDiff(data[0], data[1], opt)
 		write = d.WriteHTML
 		switch {
 		case d.Equal():
 			summary = "identical"
+		case d.Differences() == 0 && d.Tolerant() && d.Problems() > 0:
+			// As diff --normalize: a match of an invalid trace is no pass.
+			summary, status = "matches the tolerant golden, with "+plural(d.Problems(), "problem"), exitFailed
+		case d.Differences() == 0 && d.Tolerant():
+			summary = "matches the tolerant golden"
 		case d.Differences() == 0:
 			summary, status = "the same events written with other bytes", exitFailed
 		default:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -50,6 +51,9 @@ type Compiler struct {
 	holes []Hole
 	ptrs  []byte
 	ok    bool
+	// FirstPlaceholder's scratch.
+	firstHoles []Hole
+	firstPtrs  []byte
 }
 
 // Check validates line as jsonv.Parse does (err is Parse's error) and
@@ -225,4 +229,26 @@ func (m *Matcher) fill(h *Hole, act []byte, plainStr bool) bool {
 		return m.bindCanonAt(h.Arg, m.canon, ptr) == ""
 	}
 	return false
+}
+
+// FirstPlaceholder reports the first placeholder of an event written as
+// text, and where it stands: evidence that the line is a tolerant golden's.
+// An escaped string ("\...") is not counted: a string that starts with a
+// backslash is ordinary data too (a Windows path), while the other
+// placeholders are what tracecheck normalize writes and what a valid trace
+// seldom holds. ok is false when there is none, or the line is not JSON.
+// The Hole's strings are the caller's (not views of line or of k).
+func (k *Compiler) FirstPlaceholder(line []byte) (h Hole, ok bool) {
+	holes, ptrs, _, err := k.Check(k.firstHoles[:0], k.firstPtrs[:0], line)
+	k.firstHoles, k.firstPtrs = holes[:0], ptrs[:0] // kept for the next line
+	if err != nil {
+		return Hole{}, false
+	}
+	for _, x := range holes {
+		if x.Kind != Escaped {
+			x.Arg, x.Ptr = strings.Clone(x.Arg), strings.Clone(x.Ptr)
+			return x, true
+		}
+	}
+	return Hole{}, false
 }

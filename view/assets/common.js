@@ -125,12 +125,15 @@ const TC = (function () {
   function escPointer(k) { return k.replace(/~/g, "~0").replace(/\//g, "~1"); }
 
   // renderJSON draws a tree as indented JSON in a <pre>. Nodes whose JSON
-  // pointer is in opts.marks get class "mark". With opts.fold, an object
-  // or array below the top with nothing marked inside is drawn as {…} or
-  // […]: the same on both sides of a diff, it would only be noise.
+  // pointer is in opts.marks get class "mark", those in opts.matched (a
+  // tolerant golden's placeholders that matched) class "matched". With
+  // opts.fold, an object or array below the top with nothing marked inside
+  // is drawn as {…} or […]: the same on both sides of a diff, it would
+  // only be noise.
   function renderJSON(node, opts) {
     opts = opts || {};
     const marks = opts.marks || null;
+    const matched = opts.matched || null;
     const markList = marks ? [...marks] : [];
     const hasMarkBelow = (ptr) => markList.some((m) => m.startsWith(ptr + "/"));
     const pre = el("pre", { class: "json" + (opts.cls ? " " + opts.cls : "") });
@@ -144,6 +147,14 @@ const TC = (function () {
         inner(n, ind, ptr);
         const parts = out.splice(saved);
         span.append(...parts);
+        out.push(span);
+        return;
+      }
+      if (matched && matched.has(ptr)) {
+        const span = el("span", { class: "matched", "data-pointer": ptr, title: "a placeholder of the golden: matched" });
+        const saved = out.length;
+        inner(n, ind, ptr);
+        span.append(...out.splice(saved));
         out.push(span);
         return;
       }

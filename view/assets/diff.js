@@ -1,15 +1,21 @@
 // tracecheck view --diff: two traces side by side.
 //
 // Rows come from the page's JSON island: [kind, run, sequence, expected
-// line, actual line, expected text, actual text, note, fields]. Unchanged
-// runs longer than the context are folded and drawn when opened.
+// line, actual line, expected text, actual text, note, fields] and, when
+// the golden is a tolerant one (D.tolerant), the pointers of the
+// placeholders that matched; a field is [pointer, golden, actual] and
+// why a placeholder did not match, when it was one. Unchanged runs longer
+// than the context are folded and drawn when opened.
 (function () {
   "use strict";
   const { el } = TC;
   const D = TC.data();
   performance.mark("tc:data");
   const rows = D.rows;
-  const K = { kind: 0, run: 1, seq: 2, el: 3, al: 4, et: 5, at: 6, note: 7, fields: 8 };
+  const K = { kind: 0, run: 1, seq: 2, el: 3, al: 4, et: 5, at: 6, note: 7, fields: 8, matched: 9 };
+  // An unchanged event of a tolerant golden is not the same bytes: its
+  // placeholders matched the actual values.
+  const sameWord = D.tolerant ? "matched" : "same";
   const main = document.getElementById("rows");
   const CHUNK = 300;
 
@@ -39,30 +45,33 @@
 
   function equalRow(r) {
     const left = oneLine(r[K.et], r[K.el], "");
-    const right = r[K.et] === null ? el("div", { class: "sd muted" }, "line " + r[K.al]) : el("div", { class: "sd muted" }, "same (line " + r[K.al] + ")");
+    const right = r[K.et] === null ? el("div", { class: "sd muted" }, "line " + r[K.al]) : el("div", { class: "sd muted" }, sameWord + " (line " + r[K.al] + ")");
     return el("div", { class: "pair equal" }, seqCell(r), left, right);
   }
 
-  function fullSide(text, line, marks, absentWhy) {
+  function fullSide(text, line, marks, matched, absentWhy) {
     if (!line) return el("div", { class: "sd absent" }, absentWhy);
     if (text === null) return el("div", { class: "sd muted" }, "line " + line + " (not in the page)");
-    return el("div", { class: "sd open" }, el("div", { class: "lineno muted" }, "line " + line), TC.jsonBlock(text, { marks, fold: marks.size > 0 }));
+    return el("div", { class: "sd open" }, el("div", { class: "lineno muted" }, "line " + line), TC.jsonBlock(text, { marks, matched, fold: marks.size > 0 }));
   }
 
   function diffRow(r, i) {
     const kind = r[K.kind];
     const marks = new Set(r[K.fields].map((f) => f[0]));
+    const matched = new Set(r[K.matched] || []);
     const label = { changed: "changed", missing: "missing from the actual trace", extra: "extra in the actual trace" }[kind];
     const wrap = el("section", { class: "pair " + kind, id: "d" + i, tabindex: "-1", "aria-label": label + ", sequence " + (r[K.seq] >= 0 ? r[K.seq] : "unknown") },
       el("div", { class: "seq" }, r[K.seq] >= 0 ? String(r[K.seq]) : "–", el("div", { class: "kind" }, kind)),
-      fullSide(r[K.et], r[K.el], marks, "(absent: the golden has no such event)"),
-      fullSide(r[K.at], r[K.al], marks, "(absent: the actual trace has no such event)"));
+      fullSide(r[K.et], r[K.el], marks, matched, "(absent: the golden has no such event)"),
+      fullSide(r[K.at], r[K.al], marks, matched, "(absent: the actual trace has no such event)"));
     const out = [wrap];
     if (r[K.note]) out.push(el("p", { class: "note fields-note" }, r[K.note]));
     if (r[K.fields].length) {
       const tbody = el("tbody");
-      for (const [ptr, exp, act] of r[K.fields]) {
-        tbody.append(el("tr", { class: "field" }, el("td", null, ptr), el("td", { class: "e" }, exp), el("td", { class: "a" }, act)));
+      for (const [ptr, exp, act, why] of r[K.fields]) {
+        const a = el("td", { class: "a" }, act);
+        if (why) a.append(el("div", { class: "why muted" }, why));
+        tbody.append(el("tr", { class: "field" }, el("td", null, ptr), el("td", { class: "e" }, exp), a));
       }
       out.push(el("table", { class: "fields" },
         el("caption", { class: "muted" }, "differing fields"),

@@ -409,7 +409,7 @@ func TestPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "s07.diff.html")
-		if err := view.WriteDiffFile(path, exp, act, "golden/s07-session-replay.trace.jsonl", "s07-drift.trace.jsonl"); err != nil {
+		if err := view.WriteDiffFile(path, exp, act, "golden/s07-session-replay.trace.jsonl", "s07-drift.trace.jsonl", false); err != nil {
 			t.Fatal(err)
 		}
 		ctx := tab(t, bctx, "file://"+path)
@@ -430,6 +430,47 @@ func TestPages(t *testing.T) {
 			t.Errorf("n n went to %q, want d4 (the second difference)", got)
 		}
 		screenshot(t, ctx, "s07-drift.png")
+	})
+
+	// A tolerant golden with one real change (testdata/tolerant-drift):
+	// one difference drawn, only its field highlighted on both sides, the
+	// placeholders that matched underlined, the unchanged events matched.
+	t.Run("tolerant diff", func(t *testing.T) {
+		exp, err := os.ReadFile(filepath.Join(moduleRoot, "testdata/tolerant-drift/one-change.trace.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		act, err := os.ReadFile(filepath.Join(moduleRoot, "testdata/tracediff/tolerant/other-argument.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "tolerant.diff.html")
+		if err := view.WriteDiffFile(path, exp, act, "one-change.trace.jsonl", "other-argument.jsonl", true); err != nil {
+			t.Fatal(err)
+		}
+		ctx := tab(t, bctx, "file://"+path)
+		kinds := eval[[]string](t, ctx, `[...document.querySelectorAll(".pair.changed, .pair.missing, .pair.extra")].map(n => n.id)`)
+		if fmt.Sprint(kinds) != "[d4]" {
+			t.Errorf("differences drawn: %q, want d4 only", kinds)
+		}
+		marks := eval[[]string](t, ctx, `[...document.querySelectorAll("#d4 .mark")].map(n => n.dataset.pointer + "=" + n.textContent)`)
+		if want := `[/payload/arguments/text="hello" /payload/arguments/text="goodbye"]`; fmt.Sprint(marks) != want {
+			t.Errorf("highlighted fields %s, want %s", marks, want)
+		}
+		matched := eval[[]string](t, ctx, `[...document.querySelectorAll("#d4 .matched")].filter(n => n.dataset.pointer === "/event_id").map(n => n.textContent)`)
+		if want := `["[ID-8]" "00000000-0000-4002-8000-000000000008"]`; fmt.Sprint(matched) != want {
+			t.Errorf("the matched event_id on each side %s, want %s", matched, want)
+		}
+		if got := eval[string](t, ctx, `getComputedStyle(document.querySelector("#d4 .matched")).textDecorationLine`); got != "underline" {
+			t.Errorf("a matched placeholder is drawn with text-decoration %q, not underlined", got)
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll(".problems li").length`); n != 0 {
+			t.Errorf("%d problems listed", n)
+		}
+		if got := eval[string](t, ctx, `document.querySelector(".pair.equal .sd.muted").textContent`); !strings.HasPrefix(got, "matched (line") {
+			t.Errorf("an unchanged event says %q", got)
+		}
+		screenshot(t, ctx, "tolerant-drift.png")
 	})
 
 	t.Run("lazy", func(t *testing.T) {
