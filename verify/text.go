@@ -17,27 +17,68 @@ func quote(s string) string { return textsafe.Quote(s) }
 // lines are kept as they are.
 func SafeLines(text string) string { return golden.SafeLines(text) }
 
-// WriteText writes the report for a terminal or a log: a first line saying
-// where the scenarios, the cases and the goldens came from, then one line per result
-// (ok <id> events=<n>, DRIFT <id> with where and how it differs, MISSING,
-// INVALID with its problems, OBSOLETE <file>, created, updated, removed),
-// each followed by what was written or kept for it.
-func (r *Report) WriteText(w io.Writer) error {
+// TextOptions say what WriteText adds to the report's lines.
+type TextOptions struct {
+	// Verbose writes, under a run with cases's short first line, where
+	// the scenarios, the cases and the goldens came from (verify -v).
+	Verbose bool
+}
+
+// WriteText writes the report for a terminal or a log (WriteTextOptions
+// without options).
+func (r *Report) WriteText(w io.Writer) error { return r.WriteTextOptions(w, TextOptions{}) }
+
+// WriteTextOptions writes the report for a terminal or a log: a first
+// line, then one line per result (ok <id> events=<n>, DRIFT <id> with where
+// and how it differs, MISSING, INVALID with its problems, OBSOLETE <file>,
+// created, updated, removed), each followed by what was written or kept
+// for it. With cases the first line only counts what ran and names the
+// cases directory ("tracecheck: 3 cases from ci/cases"): a team running its
+// own cases knows where they are, and the sentence on where scenarios and
+// goldens come from, which a run of cases needs least, comes under it with
+// opts.Verbose. A run of scenarios alone says where scenarios and goldens
+// came from on its first line, as it always has: that line is short.
+func (r *Report) WriteTextOptions(w io.Writer, opts TextOptions) error {
 	var b strings.Builder
-	if r.Goldens != nil && (r.Scenarios != nil || r.Cases != nil) {
-		if r.Scenarios != nil {
-			fmt.Fprintf(&b, "scenarios: %s; ", r.Scenarios)
+	switch {
+	case r.Cases != nil:
+		b.WriteString(r.countLine())
+		if opts.Verbose {
+			if r.Scenarios != nil {
+				fmt.Fprintf(&b, "  scenarios: %s\n", r.Scenarios)
+			}
+			fmt.Fprintf(&b, "  cases: %s\n", r.Cases)
+			if r.Goldens != nil {
+				fmt.Fprintf(&b, "  goldens: %s\n", r.Goldens)
+			}
 		}
-		if r.Cases != nil {
-			fmt.Fprintf(&b, "cases: %s; ", r.Cases)
-		}
-		fmt.Fprintf(&b, "goldens: %s\n", r.Goldens)
+	case r.Goldens != nil && r.Scenarios != nil:
+		fmt.Fprintf(&b, "scenarios: %s; goldens: %s\n", r.Scenarios, r.Goldens)
 	}
 	for i := range r.Results {
 		writeResult(&b, &r.Results[i])
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// countLine is the first line of a run with cases: how many scenarios and
+// cases ran, and from where.
+func (r *Report) countLine() string {
+	var parts []string
+	if r.Scenarios != nil && r.Scenarios.Kind != OriginNone {
+		parts = append(parts, plural(r.Counted.Scenarios, "scenario", "scenarios")+" from "+r.Scenarios.place())
+	}
+	parts = append(parts, plural(r.Counted.Cases, "case", "cases")+" from "+r.Cases.place())
+	return "tracecheck: " + strings.Join(parts, ", ") + "\n"
+}
+
+// plural is "1 case", "2 cases".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func writeResult(w io.Writer, r *Result) {

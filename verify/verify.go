@@ -171,6 +171,10 @@ type Report struct {
 	Scenarios *Origin `json:"scenarios,omitempty"`
 	Cases     *Origin `json:"cases,omitempty"`
 	Goldens   *Origin `json:"goldens,omitempty"`
+	// Counted is how many scenarios and cases the run checked, for the
+	// first line of the text report; the caller fills it (Merge from the
+	// plan).
+	Counted Counts `json:"-"`
 	// GoldenDir and Embedded repeat Goldens in the form earlier versions
 	// wrote.
 	GoldenDir string `json:"golden_dir"`
@@ -188,6 +192,9 @@ type Report struct {
 	// (see NextStep); the caller fills it.
 	Next *Step `json:"next_step,omitempty"`
 }
+
+// Counts are how many scenarios and cases a run checked.
+type Counts struct{ Scenarios, Cases int }
 
 // UnreferencedReport says whether the unreferenced check ran, and if not,
 // why.

@@ -200,7 +200,7 @@ func TestCommittedCasesPass(t *testing.T) {
 	local(t)
 	for i := range 2 {
 		code, stdout, stderr := runCmd(t, "", "verify", "--cases", caseDir, "--no-scenarios", "--update=no")
-		want := header("none (--no-scenarios); cases: "+caseDir+" (--cases)", caseDir+" (--cases)") +
+		want := "tracecheck: 3 cases from " + caseDir + "\n" +
 			"ok example-agent.model events=4\nok lesson-demo events=7\nok random-agent events=13\n"
 		if code != exitOK || stdout != want {
 			t.Fatalf("run %d: exit %d\n%s%s", i, code, stdout, stderr)
@@ -300,12 +300,61 @@ func TestCasesUnreferencedAndNextStep(t *testing.T) {
 
 // TestCasesInsideTheCloneRunAlone: inside the tracecheck clone, verify
 // --cases DIR runs the team's cases and nothing else (the built-in
-// scenarios only with a plain verify), goldens beside the cases.
+// scenarios only with a plain verify), goldens beside the cases; -v says
+// so under the first line.
 func TestCasesInsideTheCloneRunAlone(t *testing.T) {
 	local(t)
-	code, stdout, stderr := runCmd(t, "", "verify", "--cases", caseDir, "--update=no")
-	if code != exitOK || !strings.Contains(stdout, "scenarios: none (the built-in scenarios are tracecheck's own") || strings.Contains(stdout, "s01-agent-loop") {
+	code, stdout, stderr := runCmd(t, "", "verify", "--cases", caseDir, "--update=no", "-v")
+	if code != exitOK || !strings.Contains(stdout, "\n  scenarios: none (the built-in scenarios are tracecheck's own") ||
+		!strings.Contains(stdout, "\n  goldens: "+caseDir+" (--cases)\n") || strings.Contains(stdout, "s01-agent-loop") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestCasesFirstLine: a run with cases starts with one short line that
+// counts what runs and names the cases directory; where scenarios, cases
+// and goldens come from (the ~170 characters every run used to start with)
+// comes only with -v, under it; the other formats are as they were.
+func TestCasesFirstLine(t *testing.T) {
+	local(t)
+	good := filepath.Join(repoRoot, "testdata", "good", "s07-session-replay.trace.jsonl")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "demo.json"), []byte(fmt.Sprintf(`{"command":{"argv":["cat",%q]},"trace":{"from":"stdout"}}`, good)), 0o644)
+	os.WriteFile(filepath.Join(dir, "demo.trace.jsonl"), []byte(mustRead(t, good)), 0o644)
+	gdir := goldenCopy(t)
+	os.WriteFile(filepath.Join(gdir, "demo.trace.jsonl"), []byte(mustRead(t, good)), 0o644)
+	scenarioDir := filepath.Join(repoRoot, "scenarios")
+	details := "  scenarios: none (the built-in scenarios are tracecheck's own, checked by a plain verify; --scenario-dir adds yours)\n" +
+		"  cases: " + dir + " (--cases)\n" +
+		"  goldens: " + dir + " (--cases)\n"
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		first string // the first line, with the directories as the words it adds
+		dirs  int    // the length of those directories
+		more  string // what follows it, up to the first result
+	}{
+		{"one case", []string{"--cases", dir}, "tracecheck: 1 case from " + dir, len(dir), ""},
+		{"-v", []string{"--cases", dir, "-v"}, "tracecheck: 1 case from " + dir, len(dir), details},
+		{"--verbose", []string{"--cases", dir, "--verbose"}, "tracecheck: 1 case from " + dir, len(dir), details},
+		{"scenarios beside the case", []string{"--cases", dir, "--scenario-dir", scenarioDir, "--golden-dir", gdir, "s07-session-replay", "demo"},
+			"tracecheck: 1 scenario from " + scenarioDir + ", 1 case from " + dir, len(scenarioDir) + len(dir), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", append([]string{"verify", "--update=no"}, tc.args...)...)
+			first, rest, _ := strings.Cut(stdout, "\n")
+			if code != exitOK || first != tc.first || !strings.HasPrefix(rest, tc.more+"ok ") {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			if n := len(first) - tc.dirs; n > 50 {
+				t.Errorf("the first line has %d characters besides its directories: %q", n, first)
+			}
+		})
+	}
+	// --format json says where everything came from, without -v.
+	code, stdout, _ := runCmd(t, "", "verify", "--cases", dir, "--update=no", "--format", "json")
+	if code != exitOK || !strings.Contains(stdout, `"cases": {`) || !strings.Contains(stdout, `"goldens": {`) || !strings.Contains(stdout, `"scenarios": {`) {
+		t.Errorf("exit %d: the JSON report lost where things come from:\n%s", code, stdout)
 	}
 }
 

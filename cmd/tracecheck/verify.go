@@ -32,11 +32,14 @@ func verifyHelp() string {
 trace (Trace 0.1.0 schema, journal invariants, the scenario's expectations) and
 compare it byte for byte with its golden file <id>.trace.jsonl.
 
-Where scenarios and goldens come from (the first output line says it): inside the
-tracecheck module (found by walking up from the working directory) both from its
-working tree, scenarios/*.json and golden/; outside it both from the copies
-embedded in the binary (read-only). --scenario-dir and --golden-dir override each;
-both directories must exist, and a scenario directory must hold a scenario.
+Where scenarios and goldens come from (a plain verify's first output line says
+it): inside the tracecheck module (found by walking up from the working
+directory) both from its working tree, scenarios/*.json and golden/; outside it
+both from the copies embedded in the binary (read-only). --scenario-dir and
+--golden-dir override each; both directories must exist, and a scenario
+directory must hold a scenario. With --cases the first line only counts what
+runs ("tracecheck: 3 cases from ci/cases"); -v (--verbose) prints where
+scenarios, cases and goldens come from under it.
 
 --cases DIR also runs the command cases of DIR (DIR/<id>.json, described by
 schema/case.schema.json): each runs a command (your agent, any language), takes
@@ -116,6 +119,9 @@ func runVerify(e *env, args []string) int {
 	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario or case that differed, and a side-by-side diff page <id>.diff.html, in `DIR` (created when missing)")
 	format := formatFlag(fs, verify.Formats()...)
 	sf := addShardFlags(fs, "scenarios and cases")
+	// verify's -v also says where everything came from, which the short
+	// first line of a run with cases leaves out.
+	fs.Lookup("verbose").Usage = "print where the scenarios, cases and goldens come from under the first line; with --shard or --result, also list the scenarios and cases this shard took (on stderr)"
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -241,6 +247,14 @@ func runVerify(e *env, args []string) int {
 	if loc.Cases != "" {
 		rep.Cases = &loc.CaseOrigin
 	}
+	for _, it := range taken {
+		switch it.Kind {
+		case verify.KindScenario:
+			rep.Counted.Scenarios++
+		case verify.KindCase:
+			rep.Counted.Cases++
+		}
+	}
 	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, Cases: *casesDir, NoScenarios: *noScenarios, IDs: ids, Part: part}
 	if step, ok := rep.NextStep(inv); ok {
 		rep.Next = &step
@@ -259,7 +273,12 @@ func runVerify(e *env, args []string) int {
 	if root == "" {
 		root = loc.Root
 	}
-	if err := rep.Write(e.stdout, *format, root); err != nil {
+	if *format == "text" {
+		err = rep.WriteTextOptions(e.stdout, verify.TextOptions{Verbose: *sf.verbose})
+	} else {
+		err = rep.Write(e.stdout, *format, root)
+	}
+	if err != nil {
 		errorLine(e, "verify", err)
 		return exitFailed
 	}
