@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/tracecheck/tracecheck/tracediff/tracedifftest"
 )
 
@@ -20,13 +22,25 @@ var caseDir = filepath.Join(repoRoot, "testdata", "cases")
 
 // caseReport is the part of verify --format json the case tests read.
 type caseReport struct {
-	OK      bool `json:"ok"`
+	OK          bool `json:"ok"`
+	Reliability *struct {
+		PassK int `json:"pass_k"`
+		Cases []struct {
+			Case          string
+			Count, Passed int
+			PassK         bool `json:"pass_k"`
+		} `json:"cases"`
+	} `json:"reliability"`
 	Results []struct {
 		ID       string   `json:"id"`
 		Kind     string   `json:"kind"`
 		Status   string   `json:"status"`
 		Problems []string `json:"problems"`
-		Drift    *struct {
+		Repeat   *struct {
+			Count, Passed int
+			PassK         bool `json:"pass_k"`
+		} `json:"repeat"`
+		Drift *struct {
 			Mode   string `json:"mode"`
 			Events []struct {
 				Kind   string `json:"kind"`
@@ -381,6 +395,127 @@ func TestCasesUsageErrors(t *testing.T) {
 		code, stdout, stderr := runCmd(t, "", tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.msg) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d stdout %q stderr %q; want 2 and one line with %q", tc.name, code, stdout, stderr, tc.msg)
+		}
+	}
+}
+
+// repeatCases writes into a new directory two repeated cases with their
+// goldens: flaky (testdata/agents/flaky_agent.sh, its run count kept in a
+// file of another temporary directory, which drifts on every second run)
+// run 4 times, and stable (cat of the same trace) run 3 times.
+func repeatCases(t *testing.T) (dir, counter string) {
+	t.Helper()
+	good := filepath.Join(repoRoot, "testdata", "good", "s07-session-replay.trace.jsonl")
+	script := filepath.Join(repoRoot, "testdata", "agents", "flaky_agent.sh")
+	dir, counter = t.TempDir(), filepath.Join(t.TempDir(), "runs")
+	os.WriteFile(filepath.Join(dir, "flaky.json"), []byte(fmt.Sprintf(`{"command":{"argv":["sh",%q,%q,%q]},"trace":{"from":"stdout"},"repeat":4}`, script, counter, good)), 0o644)
+	os.WriteFile(filepath.Join(dir, "stable.json"), []byte(fmt.Sprintf(`{"command":{"argv":["cat",%q]},"trace":{"from":"stdout"},"repeat":3}`, good)), 0o644)
+	return dir, counter
+}
+
+// TestCaseRepeat: a case with "repeat": 4 whose command drifts on every
+// second run reports 2/4 passed and pass^k false and fails the run; one
+// with "repeat": 3 that always matches reports 3/3 and pass^k true; JUnit
+// has a testcase per run; --update writes run 1's trace and says so.
+func TestCaseRepeat(t *testing.T) {
+	local(t)
+	dir, counter := repeatCases(t)
+	t.Chdir(t.TempDir()) // outside the module: the cases run alone
+
+	code, stdout, stderr := runCmd(t, "", "verify", "--cases", dir, "--update")
+	if code != exitFailed || !strings.Contains(stdout, "\n  run 1 created the golden (an update writes the first run only); runs 2-4 were compared with it\n") ||
+		mustRead(t, filepath.Join(dir, "flaky.trace.jsonl")) != mustRead(t, filepath.Join(repoRoot, "testdata", "good", "s07-session-replay.trace.jsonl")) {
+		t.Fatalf("--update: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got := strings.TrimSpace(mustRead(t, counter)); got != "4" {
+		t.Errorf("the flaky command ran %s times, want 4", got)
+	}
+
+	code, stdout, stderr = runCmd(t, "", "verify", "--cases", dir)
+	for _, want := range []string{
+		"tracecheck: 2 cases from " + dir + "\nDRIFT flaky (2/4 passed; the detail is run 2's)\n",
+		"    /payload/content: expected \"Replay derives state; branching preserves its parent.\", actual \"Replay derives state; branching forgets its parent.\"\n",
+		"\n  run 4: DRIFT: 1 event differs (1 changed, 0 missing, 0 extra); the golden has 7 events, the actual trace 7\n",
+		"\nok stable events=7 (3/3 passed)\n",
+		"\npass^k: 1 of 2 repeated cases passed every run\n  flaky 2/4 passed, pass^k false\n  stable 3/3 passed, pass^k true\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if code != exitFailed || strings.Count(stdout, "\n  --- ") != 1 || strings.Contains(stderr, "run:") ||
+		!strings.Contains(stderr, "1 case passed some of its runs and failed others (flaky 2/4): no golden fixes that") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	code, r, _ := verifyJSON(t, "--cases", dir)
+	if code != exitFailed || r.OK || r.Reliability == nil || r.Reliability.PassK != 1 || len(r.Reliability.Cases) != 2 ||
+		r.Results[0].Repeat == nil || r.Results[0].Repeat.Passed != 2 || r.Results[0].Repeat.Count != 4 || r.Results[0].Repeat.PassK ||
+		r.Results[1].Repeat == nil || r.Results[1].Repeat.Passed != 3 || !r.Results[1].Repeat.PassK {
+		t.Errorf("json: exit %d %+v %+v", code, r.Results, r.Reliability)
+	}
+
+	code, stdout, _ = runCmd(t, "", "verify", "--cases", dir, "--format", "junit")
+	if code != exitFailed || !strings.Contains(stdout, `<testsuites name="tracecheck" tests="7" failures="2"`) {
+		t.Fatalf("junit: exit %d\n%s", code, stdout)
+	}
+	for i, name := range []string{"flaky#1", "flaky#2", "flaky#3", "flaky#4", "stable#1", "stable#2", "stable#3"} {
+		open := `<testcase name="` + name + `" classname="tracecheck.verify.case"`
+		at := strings.Index(stdout, open)
+		if at < 0 {
+			t.Fatalf("junit: no testcase %s\n%s", name, stdout)
+		}
+		rest := stdout[at+len(open):]
+		body := rest[:strings.Index(rest, "</testcase>")]
+		if failed := strings.Contains(body, "<failure"); failed != (i == 1 || i == 3) {
+			t.Errorf("junit: %s failed %v", name, failed)
+		}
+	}
+	if xmllint, err := exec.LookPath("xmllint"); err == nil {
+		f := filepath.Join(t.TempDir(), "junit.xml")
+		os.WriteFile(f, []byte(stdout), 0o644)
+		if msg, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join(repoRoot, "verify", "testdata", "junit.xsd"), f).CombinedOutput(); err != nil {
+			t.Errorf("the JUnit report does not validate: %v\n%s", err, msg)
+		}
+	}
+}
+
+// TestCaseRepeatSharded: split over two shards and merged, the repeated
+// cases give the unsharded run's report, counts and exit status.
+func TestCaseRepeatSharded(t *testing.T) {
+	local(t)
+	dir, _ := repeatCases(t)
+	t.Chdir(t.TempDir())
+	if code, stdout, stderr := runCmd(t, "", "verify", "--cases", dir, "--update"); code != exitFailed {
+		t.Fatalf("--update: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, format := range []string{"text", "json", "junit"} {
+		wantCode, want, _ := runCmd(t, "", "verify", "--cases", dir, "--format", format)
+		var files []string
+		for k := 1; k <= 2; k++ {
+			p := filepath.Join(t.TempDir(), "r.json")
+			if code, _, stderr := runCmd(t, "", "verify", "--cases", dir, "--shard", fmt.Sprintf("%d/2", k), "--result", p); code != exitOK && code != exitFailed {
+				t.Fatalf("shard %d/2: exit %d %s", k, code, stderr)
+			}
+			files = append(files, p)
+		}
+		code, got, stderr := runCmd(t, "", append([]string{"merge", "--format", format}, files...)...)
+		if code != wantCode || got != want {
+			t.Errorf("--format %s: merge exit %d, unsharded %d (-unsharded +merged):\n%s%s", format, code, wantCode, cmp.Diff(want, got), stderr)
+		}
+	}
+}
+
+// TestCaseRepeatRefused: repeat 0, past its bound, or as a string is a
+// usage error naming the file and the field.
+func TestCaseRepeatRefused(t *testing.T) {
+	for _, v := range []string{"0", "101", `"4"`} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "a.json")
+		os.WriteFile(file, []byte(`{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":`+v+`}`), 0o644)
+		code, _, stderr := runCmd(t, "", "verify", "--cases", dir, "--no-scenarios")
+		if code != exitUsage || !strings.Contains(stderr, file+": /repeat: repeat is how many times the command runs, a whole number from 1 to 100: ") {
+			t.Errorf("repeat %s: exit %d %q", v, code, stderr)
 		}
 	}
 }

@@ -55,6 +55,13 @@ with --no-scenarios (or outside the module, where the built-in scenarios are
 tracecheck's own and do not run beside cases) the goldens are beside the case
 files in DIR.
 
+A case with "repeat": K runs its command K times, each run compared with the
+golden, and passes only when all K do (pass^k): its line says "2/4 passed", its
+detail is its first failing run's (the other failing runs one line each), and
+a last "pass^k:" block gives each repeated case. An update writes the golden
+(or pending golden) from run 1 only and says so; runs 2 to K are compared with
+it.
+
 One line per scenario or case: ok <id> events=<n>, DRIFT <id> (every differing
 event, the JSON pointer of each differing field, the counts and a unified
 diff), MISSING <id>, INVALID <id> (its problems); and OBSOLETE <file> for a
@@ -93,9 +100,9 @@ its report's unified diff is of the golden against the actual trace written in
 the golden's form (placeholders that matched as the golden writes them), and its
 page counts and highlights only the real differences, underlines the
 placeholders that matched and lists no problem a placeholder causes.
---format junit writes JUnit XML (one testcase per scenario or case trace);
---format github writes GitHub Actions annotations, one on the golden's line of
-each differing event.
+--format junit writes JUnit XML (one testcase per scenario or case trace, and
+per run of a repeated case: <id>#1 to <id>#K); --format github writes GitHub
+Actions annotations, one on the golden's line of each differing event.
 
 --shard K/N runs only the scenarios and cases whose id hashes to shard K of N
 (a case with all its subjects), so that N jobs of a CI matrix split the suite;
@@ -309,6 +316,24 @@ func verifyNotes(e *env, cmd string, rep *verify.Report, unrefExplicit bool, art
 			n += len(r.Artifacts)
 		}
 		fmt.Fprintf(e.stderr, "%s %s: --artifacts: kept %d file(s) in %s\n", programName, cmd, n, textsafe.Quote(artifacts))
+	}
+	if rel := rep.Reliability; rel != nil {
+		// A case that passed some runs and failed others has no next
+		// step: no golden makes a flaky command reliable.
+		var flaky []string
+		for _, c := range rel.Cases {
+			if c.Passed > 0 && !c.PassK {
+				flaky = append(flaky, fmt.Sprintf("%s %d/%d", textsafe.Quote(c.Case), c.Passed, c.Count))
+			}
+		}
+		if len(flaky) > 0 {
+			what := "1 case passed some of its runs and failed others"
+			if len(flaky) > 1 {
+				what = fmt.Sprintf("%d cases passed some of their runs and failed others", len(flaky))
+			}
+			fmt.Fprintf(e.stderr, "%s %s: %s (%s): no golden fixes that; the report details the first failing run\n",
+				programName, cmd, what, strings.Join(flaky, ", "))
+		}
 	}
 	if rep.Next != nil {
 		fmt.Fprintf(e.stderr, "%s %s: %s, run: %s\n", programName, cmd, rep.Next.Does, rep.Next.Command)
