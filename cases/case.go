@@ -14,6 +14,9 @@
 // runs against the scripted model server (package modelserver) and the
 // trace the server writes is checked too.
 //
+// A case may say "repeat": K (Case.Repeat): package verify then calls Run
+// K times and compares each run with the golden.
+//
 // Run runs a case once: the command's process group is killed when it
 // outlives the timeout, and a command that fails, times out, or writes no
 // valid trace leaves the problems (with the tail of its standard error)
@@ -68,7 +71,16 @@ type Case struct {
 	// Agent runs a real agent's preset instead of Command (package
 	// agentrun); its Trace is FromAgent and it is always tolerant.
 	Agent *Agent
+	// Repeat is how many times the case runs (1 to MaxRepeat; 1 when the
+	// file says nothing): each run is a Run of its own, and package verify
+	// compares each with the golden.
+	Repeat int
 }
+
+// MaxRepeat bounds a case's repeat (the schema's maximum): every run keeps
+// its traces until the report is written, and a hundred runs already give
+// a pass^k figure far past what a CI job has time for.
+const MaxRepeat = 100
 
 // Agent is a real coding agent a case runs with its preset.
 type Agent struct {
@@ -163,7 +175,10 @@ type caseDoc struct {
 	Tolerant    bool            `json:"tolerant"`
 	Match       json.RawMessage `json:"match"`
 	Events      bool            `json:"events"`
-	Model       *struct {
+	// Repeat is a float so that 2.0, which the schema counts as an
+	// integer, decodes.
+	Repeat *float64 `json:"repeat"`
+	Model  *struct {
 		Scenario    string `json:"scenario"`
 		OnExhausted string `json:"on_exhausted"`
 	} `json:"model"`
@@ -200,7 +215,13 @@ func Parse(file string, data []byte, lookup Lookup) (*Case, error) {
 		}
 		var out FileErrors
 		for _, v := range se.Violations {
-			out = append(out, &FileError{File: file, Pointer: v.Pointer, Msg: v.Message})
+			msg := v.Message
+			if v.Pointer == "/repeat" {
+				// The schema says "must be >= 1 but found 0"; say what
+				// the member is and what it takes.
+				msg = fmt.Sprintf("repeat is how many times the command runs, a whole number from 1 to %d: %s", MaxRepeat, msg)
+			}
+			out = append(out, &FileError{File: file, Pointer: v.Pointer, Msg: msg})
 		}
 		return nil, out
 	}
@@ -303,6 +324,10 @@ func (p *parser) decode(d *caseDoc, lookup Lookup) *Case {
 		c.Match = m
 	}
 	c.Events = d.Events
+	c.Repeat = 1
+	if d.Repeat != nil {
+		c.Repeat = int(*d.Repeat)
+	}
 	if d.Events && (c.Match == nil || c.Match.Match == "") {
 		p.fail("/events", "events goes with a match relation: without match the events are what is compared")
 	}

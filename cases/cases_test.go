@@ -2,6 +2,7 @@ package cases_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/tracecheck/tracecheck/cases"
 	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/scenarios"
+	"github.com/tracecheck/tracecheck/schema"
 	"github.com/tracecheck/tracecheck/verify"
 )
 
@@ -80,6 +82,12 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 		{"the out dir set by hand", "a", `{"command":{"argv":["x"],"env":{"TRACECHECK_OUT_DIR":"/tmp"}},"trace":{"from":"stdout"}}`, "/command/env/TRACECHECK_OUT_DIR: "},
 		{"an unknown scenario", "a", `{"command":{"argv":["x"]},"model":{"scenario":"s99-nope"}}`, `/model/scenario: unknown scenario "s99-nope"`},
 		{"a missing scenario file", "a", `{"command":{"argv":["x"]},"model":{"scenario":"nope.json"}}`, "/model/scenario: "},
+		{"repeat 0", "a", `{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":0}`,
+			"/repeat: repeat is how many times the command runs, a whole number from 1 to 100: must be >= 1 but found 0"},
+		{"repeat past its bound", "a", `{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":1000}`,
+			"/repeat: repeat is how many times the command runs, a whole number from 1 to 100: must be <= 100 but found 1000"},
+		{"repeat as a string", "a", `{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":"4"}`,
+			"/repeat: repeat is how many times the command runs, a whole number from 1 to 100: expected integer, but got string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +123,32 @@ func TestParseDefaults(t *testing.T) {
 	}
 	if got := strings.Join(c.GoldenNames(), ","); got != "my-agent,my-agent.model" {
 		t.Errorf("golden names %s", got)
+	}
+}
+
+// TestParseRepeat: a case runs once unless it says repeat; 2.0, which the
+// schema counts as an integer, is 2; the schema's bound is MaxRepeat.
+func TestParseRepeat(t *testing.T) {
+	for doc, want := range map[string]int{
+		`{"command":{"argv":["x"]},"trace":{"from":"stdout"}}`:              1,
+		`{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":4}`:   4,
+		`{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":2.0}`: 2,
+		`{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":100}`: cases.MaxRepeat,
+	} {
+		if c := load(t, "a", doc); c.Repeat != want {
+			t.Errorf("%s: repeat %d, want %d", doc, c.Repeat, want)
+		}
+	}
+	var doc struct {
+		Properties struct {
+			Repeat struct{ Minimum, Maximum, Default int } `json:"repeat"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(schema.CaseJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if r := doc.Properties.Repeat; r.Minimum != 1 || r.Maximum != cases.MaxRepeat || r.Default != 1 {
+		t.Errorf("the schema's repeat is %+v, want 1 to %d, default 1", r, cases.MaxRepeat)
 	}
 }
 

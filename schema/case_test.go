@@ -40,6 +40,12 @@ func TestCaseSchema(t *testing.T) {
 		{"a match mode the match schema refuses", `{"command":{"argv":["a"]},"match":{"match":"fuzzy"}}`, "/match/match", ""},
 		{"a policy the match schema refuses", `{"command":{"argv":["a"]},"match":{"policy":{"max_turns":-1}}}`, "/match/policy/max_turns", ""},
 		{"model without a scenario", `{"command":{"argv":["a"]},"model":{}}`, "/model", "scenario"},
+		{"repeat", `{"command":{"argv":["a"]},"trace":{"from":"stdout"},"repeat":4}`, "", ""},
+		{"repeat at its bound", `{"command":{"argv":["a"]},"trace":{"from":"stdout"},"repeat":100}`, "", ""},
+		{"repeat 0", `{"command":{"argv":["a"]},"repeat":0}`, "/repeat", ">= 1"},
+		{"repeat past its bound", `{"command":{"argv":["a"]},"repeat":101}`, "/repeat", "<= 100"},
+		{"repeat as a string", `{"command":{"argv":["a"]},"repeat":"3"}`, "/repeat", "integer"},
+		{"repeat not whole", `{"command":{"argv":["a"]},"repeat":2.5}`, "/repeat", "integer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,34 +22,44 @@ const KindCase = "case"
 // agent case whose scenario has resumes, a kill or faults has one subject
 // instead, its conformance report (id <id>.report, golden
 // <golden>.report.trace.jsonl, one JSON line per step), compared line by
-// line.
+// line. A case with "repeat": K runs K times (Subject.Repeat): run n of
+// every subject of the case is the same run n of its command.
 func CaseSubjects(ctx context.Context, list []*cases.Case) []Subject {
 	var out []Subject
 	for _, c := range list {
-		run := sync.OnceValue(func() *cases.Result { return c.Run(ctx) })
+		// One run of the command per repetition, made when a subject
+		// first asks for it and shared by the case's subjects.
+		runs := make([]func() *cases.Result, max(c.Repeat, 1))
+		for i := range runs {
+			runs[i] = sync.OnceValue(func() *cases.Result { return c.Run(ctx) })
+		}
+		subject := func(s Subject, actual func(r *cases.Result) Actual) Subject {
+			s.Kind, s.File = KindCase, c.File
+			s.Render = func() Actual { return actual(runs[0]()) }
+			if len(runs) > 1 {
+				s.Repeat, s.Group = len(runs), c.ID
+				s.Again = func(run int) Actual { return actual(runs[run-1]()) }
+			}
+			return s
+		}
 		if c.Agent != nil && c.Agent.Report {
-			out = append(out, Subject{ID: c.ID + cases.ReportSuffix, Golden: c.Golden + cases.ReportSuffix, Kind: KindCase, File: c.File,
-				ActualName: "conformance report of " + c.ID,
-				Render: func() Actual {
-					r := run()
+			out = append(out, subject(Subject{ID: c.ID + cases.ReportSuffix, Golden: c.Golden + cases.ReportSuffix, ActualName: "conformance report of " + c.ID},
+				func(r *cases.Result) Actual {
 					return Actual{Bytes: r.Report, Events: bytes.Count(r.Report, []byte("\n")), Invalid: invalid(r, nil)}
-				}})
+				}))
 			continue
 		}
 		if c.Trace != nil {
-			out = append(out, Subject{ID: c.ID, Golden: c.Golden, Kind: KindCase, File: c.File, Compare: c.Compare, Tolerant: c.Tolerant,
-				Render: func() Actual {
-					r := run()
+			out = append(out, subject(Subject{ID: c.ID, Golden: c.Golden, Compare: c.Compare, Tolerant: c.Tolerant},
+				func(r *cases.Result) Actual {
 					return Actual{Bytes: r.Trace, Events: r.Events, Golden: r.Capture, Invalid: invalid(r, r.TraceProblems)}
-				}})
+				}))
 		}
 		if c.Model != nil {
-			out = append(out, Subject{ID: c.ID + cases.ModelSuffix, Golden: c.Golden + cases.ModelSuffix, Kind: KindCase, File: c.File,
-				ActualName: "model-side trace of " + c.ID,
-				Render: func() Actual {
-					r := run()
+			out = append(out, subject(Subject{ID: c.ID + cases.ModelSuffix, Golden: c.Golden + cases.ModelSuffix, ActualName: "model-side trace of " + c.ID},
+				func(r *cases.Result) Actual {
 					return Actual{Bytes: r.ModelTrace, Events: r.ModelEvents, Invalid: invalid(r, r.ModelProblems)}
-				}})
+				}))
 		}
 	}
 	return out

@@ -39,7 +39,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteJUnit writes the report as JUnit XML: one testsuite, one testcase
 // per result (a subject, or an unreferenced golden), the failing ones with
 // a <failure> whose text is the result's full report (the drift with every
-// differing field and the diff).
+// differing field and the diff). A subject run K times (a case's
+// "repeat") is K testcases, <id>#1 to <id>#K, so that CI counts each run:
+// the run the result details carries the full report, another failed run
+// the one line kept of it.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	suite := cireport.Suite{Name: "tracecheck verify", Cases: make([]cireport.Case, 0, len(r.Results))}
 	for i := range r.Results {
@@ -57,7 +60,22 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		case res.Status != StatusOK || res.Pending != "" || res.RemovedPending != "":
 			c.SystemOut = res.detail()
 		}
-		suite.Cases = append(suite.Cases, c)
+		if res.Repeat == nil {
+			suite.Cases = append(suite.Cases, c)
+			continue
+		}
+		for _, run := range res.Repeat.Runs {
+			rc := cireport.Case{Name: fmt.Sprintf("%s#%d", res.ID, run.Run), Classname: c.Classname, File: c.File}
+			switch {
+			case run.Run == res.Repeat.Shown:
+				rc.Line, rc.Failure, rc.SystemOut = c.Line, c.Failure, c.SystemOut
+			case run.Failed:
+				msg := fmt.Sprintf("%s run %d of %d: %s", res.ID, run.Run, res.Repeat.Count, run.Summary)
+				rc.Failure = &cireport.Failure{Message: msg, Type: strings.ToUpper(string(run.Status)),
+					Text: fmt.Sprintf("%s\n(the full report is kept for run %d only: %s#%d)\n", msg, res.Repeat.Shown, res.ID, res.Repeat.Shown)}
+			}
+			suite.Cases = append(suite.Cases, rc)
+		}
 	}
 	return cireport.WriteJUnit(w, "tracecheck", suite)
 }
@@ -88,7 +106,7 @@ func (r *Report) WriteGitHub(w io.Writer, root string) error {
 		if res.Status == StatusInvalid && res.Source != "" {
 			a.File = annotationPath(root, res.Source)
 		}
-		a.Title = fmt.Sprintf("tracecheck verify: %s %s", strings.ToUpper(string(res.Status)), res.ID)
+		a.Title = fmt.Sprintf("tracecheck verify: %s %s%s", strings.ToUpper(string(res.Status)), res.ID, res.runsNote())
 		if res.ID == "" {
 			a.Title = fmt.Sprintf("tracecheck verify: %s golden", strings.ToUpper(string(res.Status)))
 		}

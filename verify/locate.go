@@ -50,6 +50,15 @@ func (o Origin) String() string {
 	return quote(o.Dir) + " (" + o.Flag + ")"
 }
 
+// place names where the set came from in a few words: its directory as
+// given, or the binary.
+func (o Origin) place() string {
+	if o.Kind == OriginEmbedded {
+		return "the binary"
+	}
+	return quote(o.Dir)
+}
+
 // Locations are where verify reads scenarios, cases and goldens: one
 // place for all of them (so that a golden no subject renders is known to
 // be unreferenced).

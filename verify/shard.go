@@ -212,6 +212,14 @@ func Merge(m *shard.Merged, opts MergeOptions) (*Report, *Settings, error) {
 		for _, g := range p.Goldens {
 			refs[g] = true
 		}
+		// The plan is every item the unsharded run checks: the counts of
+		// its first line.
+		switch p.Kind {
+		case KindScenario:
+			rep.Counted.Scenarios++
+		case KindCase:
+			rep.Counted.Cases++
+		}
 	}
 	for _, it := range m.Results {
 		var ir itemReport

@@ -17,46 +17,114 @@ func quote(s string) string { return textsafe.Quote(s) }
 // lines are kept as they are.
 func SafeLines(text string) string { return golden.SafeLines(text) }
 
-// WriteText writes the report for a terminal or a log: a first line saying
-// where the scenarios, the cases and the goldens came from, then one line per result
-// (ok <id> events=<n>, DRIFT <id> with where and how it differs, MISSING,
-// INVALID with its problems, OBSOLETE <file>, created, updated, removed),
-// each followed by what was written or kept for it.
-func (r *Report) WriteText(w io.Writer) error {
+// TextOptions say what WriteText adds to the report's lines.
+type TextOptions struct {
+	// Verbose writes, under a run with cases's short first line, where
+	// the scenarios, the cases and the goldens came from (verify -v).
+	Verbose bool
+}
+
+// WriteText writes the report for a terminal or a log (WriteTextOptions
+// without options).
+func (r *Report) WriteText(w io.Writer) error { return r.WriteTextOptions(w, TextOptions{}) }
+
+// WriteTextOptions writes the report for a terminal or a log: a first
+// line, then one line per result (ok <id> events=<n>, DRIFT <id> with where
+// and how it differs, MISSING, INVALID with its problems, OBSOLETE <file>,
+// created, updated, removed), each followed by what was written or kept
+// for it. With cases the first line only counts what ran and names the
+// cases directory ("tracecheck: 3 cases from ci/cases"): a team running its
+// own cases knows where they are, and the sentence on where scenarios and
+// goldens come from, which a run of cases needs least, comes under it with
+// opts.Verbose. A run of scenarios alone says where scenarios and goldens
+// came from on its first line, as it always has: that line is short.
+func (r *Report) WriteTextOptions(w io.Writer, opts TextOptions) error {
 	var b strings.Builder
-	if r.Goldens != nil && (r.Scenarios != nil || r.Cases != nil) {
-		if r.Scenarios != nil {
-			fmt.Fprintf(&b, "scenarios: %s; ", r.Scenarios)
+	switch {
+	case r.Cases != nil:
+		b.WriteString(r.countLine())
+		if opts.Verbose {
+			if r.Scenarios != nil {
+				fmt.Fprintf(&b, "  scenarios: %s\n", r.Scenarios)
+			}
+			fmt.Fprintf(&b, "  cases: %s\n", r.Cases)
+			if r.Goldens != nil {
+				fmt.Fprintf(&b, "  goldens: %s\n", r.Goldens)
+			}
 		}
-		if r.Cases != nil {
-			fmt.Fprintf(&b, "cases: %s; ", r.Cases)
-		}
-		fmt.Fprintf(&b, "goldens: %s\n", r.Goldens)
+	case r.Goldens != nil && r.Scenarios != nil:
+		fmt.Fprintf(&b, "scenarios: %s; goldens: %s\n", r.Scenarios, r.Goldens)
 	}
 	for i := range r.Results {
 		writeResult(&b, &r.Results[i])
 	}
+	writeReliability(&b, r.Reliability)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// writeReliability writes the pass^k figure of the repeated cases: how
+// many passed every run, then each with its count of runs passed.
+func writeReliability(w io.Writer, rel *Reliability) {
+	if rel == nil {
+		return
+	}
+	fmt.Fprintf(w, "pass^k: %d of %s passed every run\n", rel.PassK, plural(len(rel.Cases), "repeated case", "repeated cases"))
+	for _, c := range rel.Cases {
+		fmt.Fprintf(w, "  %s %d/%d passed, pass^k %t\n", quote(c.Case), c.Passed, c.Count, c.PassK)
+	}
+}
+
+// countLine is the first line of a run with cases: how many scenarios and
+// cases ran, and from where.
+func (r *Report) countLine() string {
+	var parts []string
+	if r.Scenarios != nil && r.Scenarios.Kind != OriginNone {
+		parts = append(parts, plural(r.Counted.Scenarios, "scenario", "scenarios")+" from "+r.Scenarios.place())
+	}
+	parts = append(parts, plural(r.Counted.Cases, "case", "cases")+" from "+r.Cases.place())
+	return "tracecheck: " + strings.Join(parts, ", ") + "\n"
+}
+
+// plural is "1 case", "2 cases".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func writeResult(w io.Writer, r *Result) {
+	runs := r.runsNote()
 	switch r.Status {
 	case StatusOK, StatusCreated, StatusUpdated:
-		fmt.Fprintf(w, "%s %s events=%d\n", r.Status, quote(r.ID), r.Events)
+		fmt.Fprintf(w, "%s %s events=%d%s\n", r.Status, quote(r.ID), r.Events, runs)
 	case StatusRemoved:
 		fmt.Fprintf(w, "removed %s\n", quote(r.File))
 	case StatusObsolete:
 		fmt.Fprintf(w, "OBSOLETE %s (no scenario or case renders it; remove it with --unreferenced=delete)\n", quote(r.File))
 	case StatusMissing:
-		fmt.Fprintf(w, "MISSING %s (no golden %s)\n", quote(r.ID), quote(r.File))
+		fmt.Fprintf(w, "MISSING %s (no golden %s)%s\n", quote(r.ID), quote(r.File), runs)
 	case StatusInvalid:
-		fmt.Fprintf(w, "INVALID %s\n", quote(r.ID))
+		fmt.Fprintf(w, "INVALID %s%s\n", quote(r.ID), runs)
 	case StatusDrift:
-		fmt.Fprintf(w, "DRIFT %s\n", quote(r.ID))
+		fmt.Fprintf(w, "DRIFT %s%s\n", quote(r.ID), runs)
 		WriteDrift(w, r.File, r.Drift)
 	}
-	if r.Pending != "" {
+	if rp := r.Repeat; rp != nil {
+		for _, run := range rp.Runs {
+			if run.Failed && run.Run != rp.Shown {
+				fmt.Fprintf(w, "  run %d: %s: %s\n", run.Run, strings.ToUpper(string(run.Status)), SafeLines(run.Summary))
+			}
+		}
+		if s := rp.Runs[0].Status; s == StatusCreated || s == StatusUpdated {
+			fmt.Fprintf(w, "  run 1 %s the golden (an update writes the first run only); %s compared with it\n", s, laterRuns(rp.Count))
+		}
+	}
+	switch {
+	case r.Pending != "" && r.Repeat != nil:
+		fmt.Fprintf(w, "  wrote the pending golden %s from run 1 (an update writes the first run only)\n", quote(r.Pending))
+	case r.Pending != "":
 		fmt.Fprintf(w, "  wrote the pending golden %s\n", quote(r.Pending))
 	}
 	if r.RemovedPending != "" {
@@ -74,6 +142,27 @@ func writeResult(w io.Writer, r *Result) {
 	}
 }
 
+// runsNote follows the status line of a repeated result: how many runs
+// passed, and which run the detail under it is.
+func (r *Result) runsNote() string {
+	rp := r.Repeat
+	if rp == nil {
+		return ""
+	}
+	if rp.Shown > 1 || r.Status.fails() {
+		return fmt.Sprintf(" (%d/%d passed; the detail is run %d's)", rp.Passed, rp.Count, rp.Shown)
+	}
+	return fmt.Sprintf(" (%d/%d passed)", rp.Passed, rp.Count)
+}
+
+// laterRuns names runs 2 to n.
+func laterRuns(n int) string {
+	if n == 2 {
+		return "run 2 was"
+	}
+	return fmt.Sprintf("runs 2-%d were", n)
+}
+
 // WriteDrift writes how a trace departs from its golden file: every
 // differing event with the pointers of its fields, the counts and the
 // unified diff (golden.Drift.WriteText).
@@ -88,8 +177,17 @@ func indent(s, prefix string) string {
 }
 
 // summary is one line saying what a failed result is about, for JUnit
-// messages and annotation titles.
+// messages and annotation titles; a repeated result's says which run it
+// is and how many passed.
 func (r *Result) summary() string {
+	s := r.summaryOfRun()
+	if rp := r.Repeat; rp != nil {
+		s += fmt.Sprintf(" (run %d of %d; %d/%d passed)", rp.Shown, rp.Count, rp.Passed, rp.Count)
+	}
+	return s
+}
+
+func (r *Result) summaryOfRun() string {
 	switch r.Status {
 	case StatusDrift:
 		if d := r.Drift; d != nil {

@@ -25,6 +25,11 @@
 // adapts the scripted scenarios, CaseSubjects the command cases (package
 // cases: a command whose output is a trace, and the trace of the scripted
 // model it ran against). The machinery here never looks inside a subject.
+//
+// A subject may be run K times (Subject.Repeat: a case's "repeat"): each
+// run is compared with the golden, the result passes only when all do
+// (pass^k, Result.Repeat, Report.Reliability), only run 1 is written, and
+// JUnit has a testcase per run.
 package verify
 
 import (
@@ -62,6 +67,15 @@ type Subject struct {
 	// Tolerant says the golden is a tolerant golden (a tolerant case's):
 	// its diff page compares it as tracecheck diff --normalize does.
 	Tolerant bool
+	// Repeat is how many times the subject is rendered and compared (a
+	// command case's "repeat"); 0 and 1 are once. Render is run 1, Again
+	// renders run 2 to Repeat. Only run 1 is ever written as a golden.
+	Repeat int
+	Again  func(run int) Actual
+	// Group names the subjects whose runs are the same runs (a case's
+	// id): a run of the group passes when each of them passes it
+	// (Report.Reliability).
+	Group string
 }
 
 // golden is the subject's golden name.
@@ -126,11 +140,41 @@ type Result struct {
 	RemovedPending string `json:"removed_pending,omitempty"`
 	// Artifacts are the files kept in Options.Artifacts.
 	Artifacts []string `json:"artifacts,omitempty"`
+	// Repeat is how each run of a subject run more than once went (a
+	// command case's "repeat"); nil for one run. Status, Events, Drift,
+	// Problems and Artifacts are then those of the run Repeat.Shown, the
+	// first that failed (else run 1), so that the detail kept is bounded.
+	Repeat *Repeat `json:"repeat,omitempty"`
 }
 
 // fixable reports whether writing the render as the golden would make the
-// result pass.
-func (r *Result) fixable() bool { return r.Status == StatusDrift || r.Status == StatusMissing }
+// result pass. Of a subject run more than once only run 1 is written: that
+// fixes it when run 1 is what failed and no run was INVALID (a run that
+// passed beside one that failed is flakiness, which no golden fixes).
+func (r *Result) fixable() bool {
+	if r.Status != StatusDrift && r.Status != StatusMissing {
+		return false
+	}
+	if r.Repeat == nil {
+		return true
+	}
+	first := r.Repeat.Runs[0].Status
+	if first != StatusDrift && first != StatusMissing {
+		return false
+	}
+	for _, run := range r.Repeat.Runs {
+		if run.Status == StatusInvalid {
+			return false
+		}
+	}
+	return true
+}
+
+// fails reports whether a result of this status fails the run (an
+// obsolete golden's depends on the mode: see settle).
+func (s Status) fails() bool {
+	return s == StatusDrift || s == StatusMissing || s == StatusInvalid
+}
 
 // Options says how Run writes and what it checks besides the subjects.
 type Options struct {
@@ -171,6 +215,10 @@ type Report struct {
 	Scenarios *Origin `json:"scenarios,omitempty"`
 	Cases     *Origin `json:"cases,omitempty"`
 	Goldens   *Origin `json:"goldens,omitempty"`
+	// Counted is how many scenarios and cases the run checked, for the
+	// first line of the text report; the caller fills it (Merge from the
+	// plan).
+	Counted Counts `json:"-"`
 	// GoldenDir and Embedded repeat Goldens in the form earlier versions
 	// wrote.
 	GoldenDir string `json:"golden_dir"`
@@ -184,10 +232,16 @@ type Report struct {
 	Artifacts    string             `json:"artifacts_dir,omitempty"`
 	OK           bool               `json:"ok"`
 	Results      []Result           `json:"results"`
+	// Reliability is pass^k of each case run more than once; nil when no
+	// case was.
+	Reliability *Reliability `json:"reliability,omitempty"`
 	// Next is the command that would fix what failed, when there is one
 	// (see NextStep); the caller fills it.
 	Next *Step `json:"next_step,omitempty"`
 }
+
+// Counts are how many scenarios and cases a run checked.
+type Counts struct{ Scenarios, Cases int }
 
 // UnreferencedReport says whether the unreferenced check ran, and if not,
 // why.
@@ -247,16 +301,17 @@ func (rep *Report) settle(opts Options, invalid int, obsolete func() []Result) {
 	rep.OK = true
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		switch r.Status {
-		case StatusDrift, StatusMissing, StatusInvalid:
+		switch {
+		case r.Status.fails():
 			r.Failed = true
-		case StatusObsolete:
+		case r.Status == StatusObsolete:
 			r.Failed = opts.Unreferenced == UnreferencedReject || len(r.Problems) > 0
 		}
 		if r.Failed {
 			rep.OK = false
 		}
 	}
+	rep.Reliability = reliability(rep.Results)
 }
 
 // referenced is the set of golden names the subjects render.
@@ -268,30 +323,55 @@ func referenced(subjects []Subject) map[string]bool {
 	return out
 }
 
-// check renders, compares and writes one subject.
+// check renders, compares and writes one subject: run 1 as a single run
+// goes, then the other runs of a repeated subject (checkRuns).
 func check(s Subject, store *golden.Store, writes Writes, opts Options) Result {
-	artifacts := opts.Artifacts
 	name := s.golden()
 	res := Result{ID: s.ID, Kind: s.Kind, File: store.Path(name), Source: s.File}
 	if name != s.ID {
 		res.Golden = name
 	}
+	want, readErr := store.Read(name)
 	act := s.Render()
-	res.Events = act.Events
-	if len(act.Invalid) > 0 {
-		// An invalid render is never written, whatever the mode.
-		res.Status, res.Problems = StatusInvalid, act.Invalid
-		keep(&res, artifacts, nil, act.Bytes)
+	first := s.judge(act, want, readErr, res.File)
+	res.Status, res.Drift, res.Problems, res.Events = first.status, first.drift, first.problems, act.Events
+	if s.Repeat <= 1 || s.Again == nil { // a subject that cannot render again runs once
+		if first.keep {
+			keep(&res, opts, first.expected, act.Bytes, s.Tolerant)
+		}
+		if first.status != StatusInvalid {
+			write(&res, store, name, writes, act)
+		}
 		return res
 	}
-	want, err := store.Read(name)
+	return checkRuns(s, store, writes, opts, res, first, want, readErr)
+}
+
+// verdict is one render judged against the golden, before anything is
+// written for it.
+type verdict struct {
+	act      Actual
+	status   Status // ok, drift, missing or invalid
+	drift    *golden.Drift
+	problems []string
+	// expected is the golden it was compared with (nil when there was
+	// none); keep says its traces go to the artifacts (it did not match).
+	expected []byte
+	keep     bool
+}
+
+// judge compares a render with the golden want (readErr: the error
+// reading it); file names the golden.
+func (s *Subject) judge(act Actual, want []byte, readErr error, file string) verdict {
+	v := verdict{act: act}
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		res.Status = StatusMissing
-		want = nil
-	case err != nil:
-		res.Status, res.Problems = StatusInvalid, []string{"reading the golden: " + err.Error()}
-		return res
+	case len(act.Invalid) > 0:
+		// An invalid render is never written, whatever the mode.
+		v.status, v.problems, v.keep = StatusInvalid, act.Invalid, true
+	case errors.Is(readErr, fs.ErrNotExist):
+		v.status, v.keep = StatusMissing, true
+	case readErr != nil:
+		v.status, v.problems = StatusInvalid, []string{"reading the golden: " + readErr.Error()}
 	default:
 		cmp := s.Compare
 		if cmp == nil {
@@ -301,16 +381,18 @@ func check(s Subject, store *golden.Store, writes Writes, opts Options) Result {
 		if actName == "" {
 			actName = "actual " + s.ID
 		}
-		res.Status = StatusOK
-		if res.Drift = cmp(want, act.Bytes, res.File, actName); res.Drift != nil {
-			res.Status = StatusDrift
+		v.status, v.expected = StatusOK, want
+		if v.drift = cmp(want, act.Bytes, file, actName); v.drift != nil {
+			v.status, v.keep = StatusDrift, true
 		}
 	}
-	if res.Status != StatusOK {
-		keep(&res, artifacts, want, act.Bytes)
-		keepDiffPage(&res, opts, want, act.Bytes, s.Tolerant)
-	}
+	return v
+}
 
+// write writes what the mode asks for a render res judged (not INVALID):
+// the golden or the pending golden when it differs or has none, and the
+// removal of a stale pending golden when it passes or was written.
+func write(res *Result, store *golden.Store, name string, writes Writes, act Actual) {
 	capture := act.Golden
 	if capture == nil {
 		capture = act.Bytes
@@ -318,26 +400,25 @@ func check(s Subject, store *golden.Store, writes Writes, opts Options) Result {
 	switch {
 	case writes == WritesNone:
 	case res.Status == StatusOK:
-		removeStalePending(&res, store, name)
+		removeStalePending(res, store, name)
 	case writes == WritesGolden:
 		created := res.Status == StatusMissing
 		if _, err := store.Write(name, capture); err != nil {
 			res.Problems = append(res.Problems, "writing the golden: "+err.Error())
-			return res
+			return
 		}
 		res.Status, res.Drift = StatusUpdated, nil
 		if created {
 			res.Status = StatusCreated
 		}
-		removeStalePending(&res, store, name)
+		removeStalePending(res, store, name)
 	case writes == WritesPending:
 		if err := store.WritePending(name, capture); err != nil {
 			res.Problems = append(res.Problems, "writing the pending golden: "+err.Error())
-			return res
+			return
 		}
 		res.Pending = store.PendingPath(name)
 	}
-	return res
 }
 
 func removeStalePending(res *Result, store *golden.Store, name string) {
@@ -352,8 +433,15 @@ func removeStalePending(res *Result, store *golden.Store, name string) {
 
 // keep writes a differing subject's actual trace, and the golden it was
 // compared with, into the artifacts directory: <id>.actual.jsonl and
-// <id>.expected.jsonl (names that are never taken for goldens).
-func keep(res *Result, dir string, expected, actual []byte) {
+// <id>.expected.jsonl (names that are never taken for goldens), and the
+// diff page of the two when opts asks for one (a tolerant golden's page
+// when tolerant).
+func keep(res *Result, opts Options, expected, actual []byte, tolerant bool) {
+	keepTraces(res, opts.Artifacts, expected, actual)
+	keepDiffPage(res, opts, expected, actual, tolerant)
+}
+
+func keepTraces(res *Result, dir string, expected, actual []byte) {
 	if dir == "" || (expected == nil && actual == nil) {
 		return
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/tracecheck/tracecheck/tracediff/tracedifftest"
 )
 
@@ -20,13 +22,25 @@ var caseDir = filepath.Join(repoRoot, "testdata", "cases")
 
 // caseReport is the part of verify --format json the case tests read.
 type caseReport struct {
-	OK      bool `json:"ok"`
+	OK          bool `json:"ok"`
+	Reliability *struct {
+		PassK int `json:"pass_k"`
+		Cases []struct {
+			Case          string
+			Count, Passed int
+			PassK         bool `json:"pass_k"`
+		} `json:"cases"`
+	} `json:"reliability"`
 	Results []struct {
 		ID       string   `json:"id"`
 		Kind     string   `json:"kind"`
 		Status   string   `json:"status"`
 		Problems []string `json:"problems"`
-		Drift    *struct {
+		Repeat   *struct {
+			Count, Passed int
+			PassK         bool `json:"pass_k"`
+		} `json:"repeat"`
+		Drift *struct {
 			Mode   string `json:"mode"`
 			Events []struct {
 				Kind   string `json:"kind"`
@@ -200,7 +214,7 @@ func TestCommittedCasesPass(t *testing.T) {
 	local(t)
 	for i := range 2 {
 		code, stdout, stderr := runCmd(t, "", "verify", "--cases", caseDir, "--no-scenarios", "--update=no")
-		want := header("none (--no-scenarios); cases: "+caseDir+" (--cases)", caseDir+" (--cases)") +
+		want := "tracecheck: 3 cases from " + caseDir + "\n" +
 			"ok example-agent.model events=4\nok lesson-demo events=7\nok random-agent events=13\n"
 		if code != exitOK || stdout != want {
 			t.Fatalf("run %d: exit %d\n%s%s", i, code, stdout, stderr)
@@ -300,12 +314,61 @@ func TestCasesUnreferencedAndNextStep(t *testing.T) {
 
 // TestCasesInsideTheCloneRunAlone: inside the tracecheck clone, verify
 // --cases DIR runs the team's cases and nothing else (the built-in
-// scenarios only with a plain verify), goldens beside the cases.
+// scenarios only with a plain verify), goldens beside the cases; -v says
+// so under the first line.
 func TestCasesInsideTheCloneRunAlone(t *testing.T) {
 	local(t)
-	code, stdout, stderr := runCmd(t, "", "verify", "--cases", caseDir, "--update=no")
-	if code != exitOK || !strings.Contains(stdout, "scenarios: none (the built-in scenarios are tracecheck's own") || strings.Contains(stdout, "s01-agent-loop") {
+	code, stdout, stderr := runCmd(t, "", "verify", "--cases", caseDir, "--update=no", "-v")
+	if code != exitOK || !strings.Contains(stdout, "\n  scenarios: none (the built-in scenarios are tracecheck's own") ||
+		!strings.Contains(stdout, "\n  goldens: "+caseDir+" (--cases)\n") || strings.Contains(stdout, "s01-agent-loop") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestCasesFirstLine: a run with cases starts with one short line that
+// counts what runs and names the cases directory; where scenarios, cases
+// and goldens come from (the ~170 characters every run used to start with)
+// comes only with -v, under it; the other formats are as they were.
+func TestCasesFirstLine(t *testing.T) {
+	local(t)
+	good := filepath.Join(repoRoot, "testdata", "good", "s07-session-replay.trace.jsonl")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "demo.json"), []byte(fmt.Sprintf(`{"command":{"argv":["cat",%q]},"trace":{"from":"stdout"}}`, good)), 0o644)
+	os.WriteFile(filepath.Join(dir, "demo.trace.jsonl"), []byte(mustRead(t, good)), 0o644)
+	gdir := goldenCopy(t)
+	os.WriteFile(filepath.Join(gdir, "demo.trace.jsonl"), []byte(mustRead(t, good)), 0o644)
+	scenarioDir := filepath.Join(repoRoot, "scenarios")
+	details := "  scenarios: none (the built-in scenarios are tracecheck's own, checked by a plain verify; --scenario-dir adds yours)\n" +
+		"  cases: " + dir + " (--cases)\n" +
+		"  goldens: " + dir + " (--cases)\n"
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		first string // the first line, with the directories as the words it adds
+		dirs  int    // the length of those directories
+		more  string // what follows it, up to the first result
+	}{
+		{"one case", []string{"--cases", dir}, "tracecheck: 1 case from " + dir, len(dir), ""},
+		{"-v", []string{"--cases", dir, "-v"}, "tracecheck: 1 case from " + dir, len(dir), details},
+		{"--verbose", []string{"--cases", dir, "--verbose"}, "tracecheck: 1 case from " + dir, len(dir), details},
+		{"scenarios beside the case", []string{"--cases", dir, "--scenario-dir", scenarioDir, "--golden-dir", gdir, "s07-session-replay", "demo"},
+			"tracecheck: 1 scenario from " + scenarioDir + ", 1 case from " + dir, len(scenarioDir) + len(dir), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", append([]string{"verify", "--update=no"}, tc.args...)...)
+			first, rest, _ := strings.Cut(stdout, "\n")
+			if code != exitOK || first != tc.first || !strings.HasPrefix(rest, tc.more+"ok ") {
+				t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+			}
+			if n := len(first) - tc.dirs; n > 50 {
+				t.Errorf("the first line has %d characters besides its directories: %q", n, first)
+			}
+		})
+	}
+	// --format json says where everything came from, without -v.
+	code, stdout, _ := runCmd(t, "", "verify", "--cases", dir, "--update=no", "--format", "json")
+	if code != exitOK || !strings.Contains(stdout, `"cases": {`) || !strings.Contains(stdout, `"goldens": {`) || !strings.Contains(stdout, `"scenarios": {`) {
+		t.Errorf("exit %d: the JSON report lost where things come from:\n%s", code, stdout)
 	}
 }
 
@@ -332,6 +395,127 @@ func TestCasesUsageErrors(t *testing.T) {
 		code, stdout, stderr := runCmd(t, "", tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.msg) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d stdout %q stderr %q; want 2 and one line with %q", tc.name, code, stdout, stderr, tc.msg)
+		}
+	}
+}
+
+// repeatCases writes into a new directory two repeated cases with their
+// goldens: flaky (testdata/agents/flaky_agent.sh, its run count kept in a
+// file of another temporary directory, which drifts on every second run)
+// run 4 times, and stable (cat of the same trace) run 3 times.
+func repeatCases(t *testing.T) (dir, counter string) {
+	t.Helper()
+	good := filepath.Join(repoRoot, "testdata", "good", "s07-session-replay.trace.jsonl")
+	script := filepath.Join(repoRoot, "testdata", "agents", "flaky_agent.sh")
+	dir, counter = t.TempDir(), filepath.Join(t.TempDir(), "runs")
+	os.WriteFile(filepath.Join(dir, "flaky.json"), []byte(fmt.Sprintf(`{"command":{"argv":["sh",%q,%q,%q]},"trace":{"from":"stdout"},"repeat":4}`, script, counter, good)), 0o644)
+	os.WriteFile(filepath.Join(dir, "stable.json"), []byte(fmt.Sprintf(`{"command":{"argv":["cat",%q]},"trace":{"from":"stdout"},"repeat":3}`, good)), 0o644)
+	return dir, counter
+}
+
+// TestCaseRepeat: a case with "repeat": 4 whose command drifts on every
+// second run reports 2/4 passed and pass^k false and fails the run; one
+// with "repeat": 3 that always matches reports 3/3 and pass^k true; JUnit
+// has a testcase per run; --update writes run 1's trace and says so.
+func TestCaseRepeat(t *testing.T) {
+	local(t)
+	dir, counter := repeatCases(t)
+	t.Chdir(t.TempDir()) // outside the module: the cases run alone
+
+	code, stdout, stderr := runCmd(t, "", "verify", "--cases", dir, "--update")
+	if code != exitFailed || !strings.Contains(stdout, "\n  run 1 created the golden (an update writes the first run only); runs 2-4 were compared with it\n") ||
+		mustRead(t, filepath.Join(dir, "flaky.trace.jsonl")) != mustRead(t, filepath.Join(repoRoot, "testdata", "good", "s07-session-replay.trace.jsonl")) {
+		t.Fatalf("--update: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got := strings.TrimSpace(mustRead(t, counter)); got != "4" {
+		t.Errorf("the flaky command ran %s times, want 4", got)
+	}
+
+	code, stdout, stderr = runCmd(t, "", "verify", "--cases", dir)
+	for _, want := range []string{
+		"tracecheck: 2 cases from " + dir + "\nDRIFT flaky (2/4 passed; the detail is run 2's)\n",
+		"    /payload/content: expected \"Replay derives state; branching preserves its parent.\", actual \"Replay derives state; branching forgets its parent.\"\n",
+		"\n  run 4: DRIFT: 1 event differs (1 changed, 0 missing, 0 extra); the golden has 7 events, the actual trace 7\n",
+		"\nok stable events=7 (3/3 passed)\n",
+		"\npass^k: 1 of 2 repeated cases passed every run\n  flaky 2/4 passed, pass^k false\n  stable 3/3 passed, pass^k true\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if code != exitFailed || strings.Count(stdout, "\n  --- ") != 1 || strings.Contains(stderr, "run:") ||
+		!strings.Contains(stderr, "1 case passed some of its runs and failed others (flaky 2/4): no golden fixes that") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	code, r, _ := verifyJSON(t, "--cases", dir)
+	if code != exitFailed || r.OK || r.Reliability == nil || r.Reliability.PassK != 1 || len(r.Reliability.Cases) != 2 ||
+		r.Results[0].Repeat == nil || r.Results[0].Repeat.Passed != 2 || r.Results[0].Repeat.Count != 4 || r.Results[0].Repeat.PassK ||
+		r.Results[1].Repeat == nil || r.Results[1].Repeat.Passed != 3 || !r.Results[1].Repeat.PassK {
+		t.Errorf("json: exit %d %+v %+v", code, r.Results, r.Reliability)
+	}
+
+	code, stdout, _ = runCmd(t, "", "verify", "--cases", dir, "--format", "junit")
+	if code != exitFailed || !strings.Contains(stdout, `<testsuites name="tracecheck" tests="7" failures="2"`) {
+		t.Fatalf("junit: exit %d\n%s", code, stdout)
+	}
+	for i, name := range []string{"flaky#1", "flaky#2", "flaky#3", "flaky#4", "stable#1", "stable#2", "stable#3"} {
+		open := `<testcase name="` + name + `" classname="tracecheck.verify.case"`
+		at := strings.Index(stdout, open)
+		if at < 0 {
+			t.Fatalf("junit: no testcase %s\n%s", name, stdout)
+		}
+		rest := stdout[at+len(open):]
+		body := rest[:strings.Index(rest, "</testcase>")]
+		if failed := strings.Contains(body, "<failure"); failed != (i == 1 || i == 3) {
+			t.Errorf("junit: %s failed %v", name, failed)
+		}
+	}
+	if xmllint, err := exec.LookPath("xmllint"); err == nil {
+		f := filepath.Join(t.TempDir(), "junit.xml")
+		os.WriteFile(f, []byte(stdout), 0o644)
+		if msg, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join(repoRoot, "verify", "testdata", "junit.xsd"), f).CombinedOutput(); err != nil {
+			t.Errorf("the JUnit report does not validate: %v\n%s", err, msg)
+		}
+	}
+}
+
+// TestCaseRepeatSharded: split over two shards and merged, the repeated
+// cases give the unsharded run's report, counts and exit status.
+func TestCaseRepeatSharded(t *testing.T) {
+	local(t)
+	dir, _ := repeatCases(t)
+	t.Chdir(t.TempDir())
+	if code, stdout, stderr := runCmd(t, "", "verify", "--cases", dir, "--update"); code != exitFailed {
+		t.Fatalf("--update: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, format := range []string{"text", "json", "junit"} {
+		wantCode, want, _ := runCmd(t, "", "verify", "--cases", dir, "--format", format)
+		var files []string
+		for k := 1; k <= 2; k++ {
+			p := filepath.Join(t.TempDir(), "r.json")
+			if code, _, stderr := runCmd(t, "", "verify", "--cases", dir, "--shard", fmt.Sprintf("%d/2", k), "--result", p); code != exitOK && code != exitFailed {
+				t.Fatalf("shard %d/2: exit %d %s", k, code, stderr)
+			}
+			files = append(files, p)
+		}
+		code, got, stderr := runCmd(t, "", append([]string{"merge", "--format", format}, files...)...)
+		if code != wantCode || got != want {
+			t.Errorf("--format %s: merge exit %d, unsharded %d (-unsharded +merged):\n%s%s", format, code, wantCode, cmp.Diff(want, got), stderr)
+		}
+	}
+}
+
+// TestCaseRepeatRefused: repeat 0, past its bound, or as a string is a
+// usage error naming the file and the field.
+func TestCaseRepeatRefused(t *testing.T) {
+	for _, v := range []string{"0", "101", `"4"`} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "a.json")
+		os.WriteFile(file, []byte(`{"command":{"argv":["x"]},"trace":{"from":"stdout"},"repeat":`+v+`}`), 0o644)
+		code, _, stderr := runCmd(t, "", "verify", "--cases", dir, "--no-scenarios")
+		if code != exitUsage || !strings.Contains(stderr, file+": /repeat: repeat is how many times the command runs, a whole number from 1 to 100: ") {
+			t.Errorf("repeat %s: exit %d %q", v, code, stderr)
 		}
 	}
 }

@@ -32,11 +32,14 @@ func verifyHelp() string {
 trace (Trace 0.1.0 schema, journal invariants, the scenario's expectations) and
 compare it byte for byte with its golden file <id>.trace.jsonl.
 
-Where scenarios and goldens come from (the first output line says it): inside the
-tracecheck module (found by walking up from the working directory) both from its
-working tree, scenarios/*.json and golden/; outside it both from the copies
-embedded in the binary (read-only). --scenario-dir and --golden-dir override each;
-both directories must exist, and a scenario directory must hold a scenario.
+Where scenarios and goldens come from (a plain verify's first output line says
+it): inside the tracecheck module (found by walking up from the working
+directory) both from its working tree, scenarios/*.json and golden/; outside it
+both from the copies embedded in the binary (read-only). --scenario-dir and
+--golden-dir override each; both directories must exist, and a scenario
+directory must hold a scenario. With --cases the first line only counts what
+runs ("tracecheck: 3 cases from ci/cases"); -v (--verbose) prints where
+scenarios, cases and goldens come from under it.
 
 --cases DIR also runs the command cases of DIR (DIR/<id>.json, described by
 schema/case.schema.json): each runs a command (your agent, any language), takes
@@ -51,6 +54,13 @@ scenarios share one golden directory: --golden-dir, which a run of both needs;
 with --no-scenarios (or outside the module, where the built-in scenarios are
 tracecheck's own and do not run beside cases) the goldens are beside the case
 files in DIR.
+
+A case with "repeat": K runs its command K times, each run compared with the
+golden, and passes only when all K do (pass^k): its line says "2/4 passed", its
+detail is its first failing run's (the other failing runs one line each), and
+a last "pass^k:" block gives each repeated case. An update writes the golden
+(or pending golden) from run 1 only and says so; runs 2 to K are compared with
+it.
 
 One line per scenario or case: ok <id> events=<n>, DRIFT <id> (every differing
 event, the JSON pointer of each differing field, the counts and a unified
@@ -90,9 +100,9 @@ its report's unified diff is of the golden against the actual trace written in
 the golden's form (placeholders that matched as the golden writes them), and its
 page counts and highlights only the real differences, underlines the
 placeholders that matched and lists no problem a placeholder causes.
---format junit writes JUnit XML (one testcase per scenario or case trace);
---format github writes GitHub Actions annotations, one on the golden's line of
-each differing event.
+--format junit writes JUnit XML (one testcase per scenario or case trace, and
+per run of a repeated case: <id>#1 to <id>#K); --format github writes GitHub
+Actions annotations, one on the golden's line of each differing event.
 
 --shard K/N runs only the scenarios and cases whose id hashes to shard K of N
 (a case with all its subjects), so that N jobs of a CI matrix split the suite;
@@ -116,6 +126,9 @@ func runVerify(e *env, args []string) int {
 	artifacts := fs.String("artifacts", "", "keep the actual and expected traces of every scenario or case that differed, and a side-by-side diff page <id>.diff.html, in `DIR` (created when missing)")
 	format := formatFlag(fs, verify.Formats()...)
 	sf := addShardFlags(fs, "scenarios and cases")
+	// verify's -v also says where everything came from, which the short
+	// first line of a run with cases leaves out.
+	fs.Lookup("verbose").Usage = "print where the scenarios, cases and goldens come from under the first line; with --shard or --result, also list the scenarios and cases this shard took (on stderr)"
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -241,6 +254,14 @@ func runVerify(e *env, args []string) int {
 	if loc.Cases != "" {
 		rep.Cases = &loc.CaseOrigin
 	}
+	for _, it := range taken {
+		switch it.Kind {
+		case verify.KindScenario:
+			rep.Counted.Scenarios++
+		case verify.KindCase:
+			rep.Counted.Cases++
+		}
+	}
 	inv := verify.Invocation{Program: programName, ScenarioDir: *scenarioDir, GoldenDir: *goldenDir, Cases: *casesDir, NoScenarios: *noScenarios, IDs: ids, Part: part}
 	if step, ok := rep.NextStep(inv); ok {
 		rep.Next = &step
@@ -259,7 +280,12 @@ func runVerify(e *env, args []string) int {
 	if root == "" {
 		root = loc.Root
 	}
-	if err := rep.Write(e.stdout, *format, root); err != nil {
+	if *format == "text" {
+		err = rep.WriteTextOptions(e.stdout, verify.TextOptions{Verbose: *sf.verbose})
+	} else {
+		err = rep.Write(e.stdout, *format, root)
+	}
+	if err != nil {
 		errorLine(e, "verify", err)
 		return exitFailed
 	}
@@ -290,6 +316,24 @@ func verifyNotes(e *env, cmd string, rep *verify.Report, unrefExplicit bool, art
 			n += len(r.Artifacts)
 		}
 		fmt.Fprintf(e.stderr, "%s %s: --artifacts: kept %d file(s) in %s\n", programName, cmd, n, textsafe.Quote(artifacts))
+	}
+	if rel := rep.Reliability; rel != nil {
+		// A case that passed some runs and failed others has no next
+		// step: no golden makes a flaky command reliable.
+		var flaky []string
+		for _, c := range rel.Cases {
+			if c.Passed > 0 && !c.PassK {
+				flaky = append(flaky, fmt.Sprintf("%s %d/%d", textsafe.Quote(c.Case), c.Passed, c.Count))
+			}
+		}
+		if len(flaky) > 0 {
+			what := "1 case passed some of its runs and failed others"
+			if len(flaky) > 1 {
+				what = fmt.Sprintf("%d cases passed some of their runs and failed others", len(flaky))
+			}
+			fmt.Fprintf(e.stderr, "%s %s: %s (%s): no golden fixes that; the report details the first failing run\n",
+				programName, cmd, what, strings.Join(flaky, ", "))
+		}
 	}
 	if rep.Next != nil {
 		fmt.Fprintf(e.stderr, "%s %s: %s, run: %s\n", programName, cmd, rep.Next.Does, rep.Next.Command)
