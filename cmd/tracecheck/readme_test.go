@@ -270,31 +270,3 @@ func TestReadmeIsAFrontDoor(t *testing.T) {
 		}
 	}
 }
-
-// TestReadmeVerifyExamples: every `$ tracecheck verify ...` example of a
-// console block in README.md and docs/ prints what the block shows, run
-// from the clone's root as the README says the commands are.
-func TestReadmeVerifyExamples(t *testing.T) {
-	tracedifftest.Python(t) // the examples run testdata/cases, whose agents are Python
-	local(t)
-	files, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
-	files = append([]string{filepath.Join(repoRoot, "README.md")}, files...)
-	cmdRe := regexp.MustCompile(`(?m)^\$ tracecheck (verify .*)\n((?:[^$].*\n)*)`)
-	t.Chdir(repoRoot)
-	n := 0
-	for _, f := range files {
-		for _, b := range regexp.MustCompile("(?s)```console\n(.*?)```").FindAllStringSubmatch(mustRead(t, f), -1) {
-			for _, m := range cmdRe.FindAllStringSubmatch(b[1], -1) {
-				n++
-				code, stdout, stderr := runCmd(t, "", strings.Fields(m[1])...)
-				if code != exitOK || stdout != m[2] {
-					t.Errorf("%s: tracecheck %s: exit %d, the output differs from the example (-example +actual):\n%s%s",
-						filepath.Base(f), m[1], code, cmp.Diff(m[2], stdout), stderr)
-				}
-			}
-		}
-	}
-	if n < 3 {
-		t.Errorf("found %d verify examples; README.md and docs/verify.md show at least 3", n)
-	}
-}
