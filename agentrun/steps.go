@@ -227,7 +227,7 @@ func (r *stepRunner) run(ctx context.Context, i int, st step) (*StepResult, erro
 	res.Duration = time.Since(start)
 	close(exited)
 	watch.Wait()
-	procgroup.Kill(cmd) // what the agent left running in its group goes with it
+	procgroup.Kill(cmd) // what the agent left running goes with it: its group, and on Linux whatever carries its run token
 	r.switcher.after.Store(nil)
 	r.switcher.cur.Store(nil)
 

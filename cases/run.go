@@ -326,7 +326,8 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 	errTail := &tailBuffer{max: stderrKeep}
 	// The command runs in a process group of its own (procgroup.Run): its
 	// exit is what counts even while a child holds its output, what it
-	// leaves in the group is killed, and a timeout kills its whole tree.
+	// leaves is killed (its group and, on Linux, whatever carries its run
+	// token), and a timeout kills its whole tree.
 	cmd.WaitDelay = WaitDelay // bounds only the copy of stdin
 	err := procgroup.Run(tctx, cmd, procgroup.Output{Stdout: out, Stderr: errTail, Drain: WaitDelay})
 	if errors.Is(err, procgroup.ErrOutputHeld) {

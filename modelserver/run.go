@@ -250,8 +250,8 @@ type RunResult struct {
 	Report   Report
 	// Trace is the trace the server wrote (RunScenario only).
 	Trace []byte
-	// OutputHeld: after the agent exited, something it left outside its
-	// process group kept its output open (procgroup.ErrOutputHeld).
+	// OutputHeld: after the agent exited, something it left that escaped
+	// the kill kept its output open (procgroup.ErrOutputHeld).
 	OutputHeld bool
 }
 
@@ -314,7 +314,8 @@ func Run(ctx context.Context, ep Endpoint, cmd Command) (*RunResult, error) {
 	c.WaitDelay = ShutdownGrace // bounds only the copy of Stdin
 	// The agent runs in a process group of its own (procgroup.Run): its
 	// exit is what counts, even while a child of its holds its output,
-	// and what it leaves running is killed with the group. ctx's end is
+	// and what it leaves running is killed (its group and, on Linux,
+	// whatever carries its run token). ctx's end is
 	// passed on as SIGINT to the group, then the whole tree is killed
 	// after ShutdownGrace.
 	runCtx, stopRun := context.WithCancel(context.Background())

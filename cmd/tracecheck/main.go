@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tracecheck/tracecheck/internal/procgroup"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 	"github.com/tracecheck/tracecheck/journal"
 )
@@ -81,6 +82,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "session" {
 		setMemoryLimit()
 	}
+	// What the programs tracecheck runs leave behind when their parent
+	// exits becomes tracecheck's child (Linux), so that the end of each
+	// run reaps what it kills; in-process tests do without, and what they
+	// kill is init's to reap. Failing leaves only that: the kill itself
+	// does not depend on it, so the error is not worth a warning on every
+	// command.
+	_ = procgroup.Contain()
 	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
 }
 

@@ -562,7 +562,9 @@ func (s *Subject) exitStatus() string {
 	return "exited (" + s.waitErr.Error() + ")"
 }
 
-// kill kills the process group and waits for the subject to be reaped.
+// kill kills the process group (and, on Linux, whatever carries the
+// subject's run token: procgroup.Kill) and waits for the subject to be
+// reaped.
 func (s *Subject) kill() {
 	procgroup.Kill(s.cmd)
 	<-s.exited
@@ -600,7 +602,7 @@ func (s *Subject) Close() error {
 	}
 	s.kill()
 	s.out.Close()
-	// A grandchild that escaped the group may hold stderr open: do not
+	// A grandchild that escaped the kill may hold stderr open: do not
 	// wait for it forever.
 	t := time.NewTimer(closeGrace)
 	select {

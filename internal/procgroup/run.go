@@ -11,10 +11,10 @@ import (
 )
 
 // ErrOutputHeld is Run's error beside the command's own when, after the
-// command exited and its process group and tree were killed, something it
-// left (a descendant that escaped both) still held its standard output or
-// error past the drain time: the output after that moment is lost, the
-// command's exit stands.
+// command exited and what it left was killed (Kill), something it left
+// that escaped (see the package documentation for what can) still held
+// its standard output or error past the drain time: the output after that
+// moment is lost, the command's exit stands.
 var ErrOutputHeld = errors.New("a process the command left still holds its output")
 
 // Output is where Run copies a command's standard output and error; a nil
@@ -26,14 +26,15 @@ type Output struct {
 	Drain time.Duration
 }
 
-// Run starts cmd in a process group of its own with its standard output
-// and error on pipes Run reads, waits for cmd to exit (or for ctx: then
-// its tree is killed, KillTree), kills what is left of its group, and
-// lets the copies finish. cmd exiting is what counts: a child that keeps
-// the pipes open does not hold the exit back (as exec.Cmd.Wait's copying
-// would, up to its WaitDelay) and is killed with the group. The error is
-// Wait's, and ErrOutputHeld joined to it when something outside the
-// group and tree kept the pipes open past out.Drain.
+// Run starts cmd in a process group of its own (Set) with its standard
+// output and error on pipes Run reads, waits for cmd to exit (or for ctx:
+// then its tree is killed, KillTree), kills what is left of it (Kill: its
+// group and, on Linux, every process with its run token), and lets the
+// copies finish. cmd exiting is what counts: a child that keeps the pipes
+// open does not hold the exit back (as exec.Cmd.Wait's copying would, up
+// to its WaitDelay) and is killed with the rest. The error is Wait's, and
+// ErrOutputHeld joined to it when something that escaped kept the pipes
+// open past out.Drain.
 func Run(ctx context.Context, cmd *exec.Cmd, out Output) error {
 	Set(cmd)
 	drain := out.Drain
@@ -94,7 +95,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, out Output) error {
 		KillTree(cmd)
 		werr = <-done
 	}
-	Kill(cmd) // what the command left in its group
+	Kill(cmd) // what the command left
 	finished := make(chan struct{})
 	go func() { copies.Wait(); close(finished) }()
 	select {

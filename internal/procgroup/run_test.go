@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"sync"
@@ -30,16 +31,22 @@ func TestRunCountsTheExitNotTheHeldOutput(t *testing.T) {
 }
 
 // TestRunSaysWhenAnEscapeeHoldsTheOutput: a descendant that left the group
-// (setsid) and outlives the command keeps the pipe open; Run returns after
+// (setsid), dropped its environment (env -i: on Linux the run token goes
+// with it) and outlives the command keeps the pipe open; Run returns after
 // the drain with the command's own exit and ErrOutputHeld.
 func TestRunSaysWhenAnEscapeeHoldsTheOutput(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid on PATH")
+	var abs []string
+	for _, p := range []string{"setsid", "env", "sh", "sleep"} {
+		path, err := exec.LookPath(p)
+		if err != nil {
+			t.Skipf("no %s on PATH", p)
+		}
+		abs = append(abs, path)
 	}
 	var out bytes.Buffer
 	// The escapee says it has left the group through a FIFO before the
 	// command exits, so it is outside the group when the group is killed.
-	cmd := exec.Command("sh", "-c", `mkfifo f; setsid sh -c 'echo x > f; exec sleep 3' & read x < f; echo done; exit 3`)
+	cmd := exec.Command("sh", "-c", fmt.Sprintf(`mkfifo f; %s %s -i %s -c 'echo x > f; exec %s 3' & read x < f; echo done; exit 3`, abs[0], abs[1], abs[2], abs[3]))
 	cmd.Dir = t.TempDir()
 	err := Run(context.Background(), cmd, Output{Stdout: &out, Drain: 200 * time.Millisecond})
 	if !errors.Is(err, ErrOutputHeld) {
