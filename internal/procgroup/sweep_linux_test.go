@@ -110,6 +110,14 @@ func TestSweepSparesAnotherRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, other, Output{Stdout: started}) }()
+	// However the test ends, the other run is cancelled and swept.
+	ended := false
+	defer func() {
+		if !ended {
+			cancel()
+			<-done
+		}
+	}()
 	<-started.ch
 	if err := Run(context.Background(), exec.Command("sh", "-c", "sleep 86396 </dev/null >/dev/null 2>&1 & exit 0"), Output{}); err != nil {
 		t.Fatal(err)
@@ -117,6 +125,7 @@ func TestSweepSparesAnotherRun(t *testing.T) {
 	alive := e.Running(t) // kills it: the other run's end is checked below
 	cancel()
 	<-done
+	ended = true
 	if !alive {
 		t.Errorf("the other run's escapee %d was killed", e.Pid(t))
 	}

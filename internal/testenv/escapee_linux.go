@@ -70,6 +70,12 @@ func NewEscapee(tb testing.TB, flags EscapeeFlags) *Escapee {
 	// time tells it from a process that takes its pid after it died.
 	e.Script = "mkfifo " + fifo + "\n" + start + "\n" +
 		"read escapee < " + fifo + " && echo $escapee $(cut -d' ' -f22 /proc/$escapee/stat) > " + shellQuote(e.PidFile) + "\n"
+	// A test that fails before it looks leaves no escapee behind either.
+	tb.Cleanup(func() {
+		if _, err := os.Stat(e.PidFile); err == nil {
+			e.Running(tb)
+		}
+	})
 	return e
 }
 
