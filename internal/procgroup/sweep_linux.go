@@ -86,6 +86,12 @@ func sweep(cmd *exec.Cmd, tree bool) {
 	defer s.close()
 	for pass := 0; pass < maxPasses && s.pass(); pass++ {
 	}
+	if tree {
+		// KillTree stopped the group: a member the passes missed (its
+		// /proc entry unreadable a moment) must not stay stopped. Before
+		// Wait, the root's pid is still its own.
+		_ = syscall.Kill(-s.root, syscall.SIGKILL)
+	}
 	for _, t := range s.found {
 		t.signal(syscall.SIGKILL)
 	}
