@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/modelserver/wire"
 )
@@ -184,25 +185,6 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// countingWriter counts what is written to it and keeps nothing.
-type countingWriter struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (w *countingWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.n += len(p)
-	return len(p), nil
-}
-
-func (w *countingWriter) count() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.n
-}
-
 // TestRejectionsAreBounded: 600 requests for a path of 60 KB (just under
 // Serve's header limit) are all counted, but only the first
 // KeepRejections are kept and written, each quoting the path cut short:
@@ -210,7 +192,7 @@ func (w *countingWriter) count() int {
 // Before, every rejection was kept and written in full: 600 such requests
 // held 72 MB and wrote 36 MB of trace and 36 MB of log.
 func TestRejectionsAreBounded(t *testing.T) {
-	var trace, log countingWriter
+	var trace, log testenv.CountingWriter
 	srv := modelserver.New(script(1), modelserver.Options{Trace: &trace, Log: &log})
 	url := serve(t, srv)
 	path := "/" + strings.Repeat("p", 60_000)
@@ -243,7 +225,7 @@ func TestRejectionsAreBounded(t *testing.T) {
 	wg.Wait()
 	grew := int64(liveHeap()) - int64(before)
 	rep := srv.Report()
-	t.Logf("600 rejections: live heap +%d bytes, trace %d bytes, log %d bytes", grew, trace.count(), log.count())
+	t.Logf("600 rejections: live heap +%d bytes, trace %d bytes, log %d bytes", grew, trace.Count(), log.Count())
 	if rep.Rejections() != 600 || len(rep.Rejected) != modelserver.DefaultKeepRejections || rep.MoreRejected != 500 {
 		t.Errorf("rejections %d (kept %d, more %d), want 600 (kept %d)", rep.Rejections(), len(rep.Rejected), rep.MoreRejected, modelserver.DefaultKeepRejections)
 	}
@@ -252,8 +234,8 @@ func TestRejectionsAreBounded(t *testing.T) {
 			t.Fatalf("a kept rejection of %d+%d bytes: %.300s", len(r.Route), len(r.Message), r)
 		}
 	}
-	if trace.count() > 100<<10 || log.count() > 100<<10 {
-		t.Errorf("trace %d bytes, log %d bytes: want at most 100 KiB each", trace.count(), log.count())
+	if trace.Count() > 100<<10 || log.Count() > 100<<10 {
+		t.Errorf("trace %d bytes, log %d bytes: want at most 100 KiB each", trace.Count(), log.Count())
 	}
 	if grew > 4<<20 {
 		t.Errorf("the live heap grew by %d bytes for 600 rejections", grew)
@@ -268,7 +250,7 @@ func TestRejectionsAreBounded(t *testing.T) {
 // default header limit (1 MB) still keeps and writes a rejection's path
 // cut short.
 func TestLongPathsAreCutInRejections(t *testing.T) {
-	var trace, log countingWriter
+	var trace, log testenv.CountingWriter
 	srv := modelserver.New(script(1), modelserver.Options{Trace: &trace, Log: &log})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -284,7 +266,7 @@ func TestLongPathsAreCutInRejections(t *testing.T) {
 			t.Errorf("%.20s: %d, a body of %d bytes", method, resp.StatusCode, len(b))
 		}
 	}
-	if trace.count() > 10<<10 || log.count() > 10<<10 {
-		t.Errorf("trace %d bytes, log %d bytes for three rejections", trace.count(), log.count())
+	if trace.Count() > 10<<10 || log.Count() > 10<<10 {
+		t.Errorf("trace %d bytes, log %d bytes for three rejections", trace.Count(), log.Count())
 	}
 }

@@ -9,32 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/tracecheck/tracecheck/internal/testenv"
 	"github.com/tracecheck/tracecheck/modelserver"
 	"github.com/tracecheck/tracecheck/modelserver/cassette"
 )
-
-// counter counts what is written to it and keeps nothing.
-type counter struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (w *counter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.n += len(p)
-	return len(p), nil
-}
-
-func (w *counter) count() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.n
-}
 
 // missingCassette is a player in replay mode over the committed s03
 // cassette (read only): a request none of its recordings match is a
@@ -86,7 +67,7 @@ func TestCassetteBodyOfTinyValuesIsRefused(t *testing.T) {
 // the first KeepRejections are kept, traced and logged (before, every one
 // was kept and written, without bound).
 func TestCassetteRejectionsAreBounded(t *testing.T) {
-	var trace, log counter
+	var trace, log testenv.CountingWriter
 	p := missingCassette(t, cassette.Options{Trace: &trace, Log: &log, KeepRejections: 10})
 	url := serve(t, p)
 	for i := range 300 {
@@ -101,9 +82,9 @@ func TestCassetteRejectionsAreBounded(t *testing.T) {
 	if rep.Rejected[9].Turn != 10 {
 		t.Errorf("the tenth rejection is turn %d", rep.Rejected[9].Turn)
 	}
-	t.Logf("log %d bytes, trace %d bytes", log.count(), trace.count())
-	if log.count() > 64<<10 || trace.count() > 64<<10 {
-		t.Errorf("log of %d bytes, trace of %d bytes for 10 kept rejections", log.count(), trace.count())
+	t.Logf("log %d bytes, trace %d bytes", log.Count(), trace.Count())
+	if log.Count() > 64<<10 || trace.Count() > 64<<10 {
+		t.Errorf("log of %d bytes, trace of %d bytes for 10 kept rejections", log.Count(), trace.Count())
 	}
 }
 
