@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // scanKey reads a line's alignment key (sequence, session_id,
@@ -338,17 +340,9 @@ func skip(line []byte, i int) (int, bool) {
 
 // stringEnd returns the index of the quote that closes the string whose
 // content starts at line[j]: the first quote not escaped, a backslash
-// escaping the byte after it. ok is false when no quote closes it.
+// escaping the byte after it. ok is false when no quote closes it. It is
+// jsonv.StringEnd, linear in the string's length whatever its escapes.
 func stringEnd(line []byte, j int) (int, bool) {
-	for j < len(line) {
-		k := quoteOrBackslash(line, j)
-		if k >= len(line) {
-			return 0, false
-		}
-		if line[k] == '"' {
-			return k, true
-		}
-		j = k + 2
-	}
-	return 0, false
+	e, _ := jsonv.StringEnd(line, j)
+	return e, e < len(line)
 }

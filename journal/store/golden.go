@@ -53,16 +53,23 @@ func goldenLayout(b []byte) bool {
 // goldenString checks the string whose opening quote is b[i] and returns the
 // index past its closing quote.
 func goldenString(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		// Most strings have no escape: find the quote and look for a
-		// backslash before it, both with the vectorised search.
-		q := bytes.IndexByte(b[j:], '"')
-		if q < 0 {
-			return 0, false
+	// Most strings have no escape: find the quote and look for a backslash
+	// before it, both with the vectorised search. Each quote and each
+	// backslash is found once (the search for a backslash stops at the
+	// quote; a quote found escaped is passed), so that a string of a
+	// million escapes costs its length, not a search to its end from each.
+	q := -1 // the first quote at or after j, once found
+	for j := i + 1; ; j++ {
+		if q < j {
+			k := bytes.IndexByte(b[j:], '"')
+			if k < 0 {
+				return 0, false
+			}
+			q = j + k
 		}
-		e := bytes.IndexByte(b[j:j+q], '\\')
+		e := bytes.IndexByte(b[j:q], '\\')
 		if e < 0 {
-			return j + q + 1, true
+			return q + 1, true
 		}
 		j += e + 1 // the escape's letter
 		if j >= len(b) {
@@ -94,7 +101,6 @@ func goldenString(b []byte, i int) (int, bool) {
 			return 0, false
 		}
 	}
-	return 0, false
 }
 
 // goldenFloat reports whether a float is spelled as Python's repr spells it.

@@ -1,10 +1,9 @@
 package tolerant
 
 import (
-	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"unsafe"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // MatchText is MatchHoles of the expected event as Compile reads it: the
@@ -22,61 +21,11 @@ func (m *Matcher) MatchText(expected, actual []byte) (ok bool, timestamp string)
 
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// Bit tricks for testing 8 bytes at once: in haszero(x), the top bit of
-// each zero byte of x is set, and the lowest set bit is exact.
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
 // stringEnd returns the index of the quote closing the string whose
 // content starts at b[i] (len(b) when none does) and whether the content
-// has escapes.
-func stringEnd(b []byte, i int) (int, bool) {
-	esc := false
-	for i < len(b) {
-		k := quoteOrBackslash(b, i)
-		if k >= len(b) {
-			return len(b), esc
-		}
-		if b[k] == '"' {
-			return k, esc
-		}
-		esc = true
-		i = k + 2
-	}
-	return len(b), esc
-}
-
-// quoteOrBackslash returns the index of the first '"' or '\\' at or after
-// b[j], or len(b): 8 bytes at a time for the first 32, then with
-// bytes.IndexByte, which is faster on long strings.
-func quoteOrBackslash(b []byte, j int) int {
-	end := min(j+32, len(b))
-	for ; j+8 <= end; j += 8 {
-		x := binary.LittleEndian.Uint64(b[j:])
-		q, s := x^('"'*lsb), x^('\\'*lsb)
-		if m := ((q-lsb)&^q | (s-lsb)&^s) & msb; m != 0 {
-			return j + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; j < end; j++ {
-		if c := b[j]; c == '"' || c == '\\' {
-			return j
-		}
-	}
-	if j >= len(b) {
-		return len(b)
-	}
-	q := bytes.IndexByte(b[j:], '"')
-	if q < 0 {
-		q = len(b) - j
-	}
-	if k := bytes.IndexByte(b[j:j+q], '\\'); k >= 0 {
-		return j + k
-	}
-	return j + q
-}
+// has escapes: jsonv.StringEnd, linear in the string's length whatever its
+// escapes.
+func stringEnd(b []byte, i int) (int, bool) { return jsonv.StringEnd(b, i) }
 
 // tokenEnd returns the index past the number or literal at b[i].
 func tokenEnd(b []byte, i int) int {
