@@ -52,7 +52,7 @@ $(BENCH_TRACE):
 	@mkdir -p bench/out
 	$(GO) run ./bench/gentrace -events $(BENCH_EVENTS) -o $@
 
-bench: bench-speed bench-side bench-rss bench-session-rss bench-go
+bench: bench-targets bench-speed bench-side bench-rss bench-session-rss bench-go
 
 # The speed table of issue 22: lint and import of every format (Codex,
 # Claude Code, pi, the TypeScript harness, Trace; about 100 MB each) in MB
@@ -70,6 +70,21 @@ bench-speed: build
 
 bench-speed-rss: build
 	python3 bench/speed.py $(BIN) --only rss --rss-gb 1
+
+# The targets of issue 25, each printed with its peer measured in the same
+# run and met or NOT met (bench/targets.py): lint and import of every format
+# against json.loads (MB per CPU-second, paired ratio), their peak RSS at
+# 1 GB, diff --normalize against exact diff and exact diff against GNU diff,
+# replay --json and fingerprint against the Python peer at 1M UUID events,
+# model serve against a plain net/http handler. About 8 minutes once the
+# files exist in bench/out (5.4 GB of them are the 1 GB files, kept; the
+# first run generates them, a few minutes more). Exit 1 when a target is
+# not met.
+BENCH_TARGET_RUNS ?= 5
+.PHONY: bench-targets
+bench-targets: build
+	$(GO) build -o bin/modelload ./bench/modelload
+	python3 bench/targets.py $(BIN) bin/modelload --runs $(BENCH_TARGET_RUNS)
 
 # Side by side with the Python peer, one trace per id style (issue 13):
 # BENCH_SIDE_EVENTS events each (the peer takes about a minute per 1M).
