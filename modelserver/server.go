@@ -552,7 +552,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 			entries = append(entries, tracelog.Entry{Type: "model.response", Actor: s.modelActor(), Payload: p})
 		}
 	}
-	s.log.Append(entries...)
+	s.log.Write(entries...)
 	if t.Fault != nil && s.opt.Log != nil {
 		fmt.Fprintf(s.opt.Log, "served fault: turn %d: %s %s\n", turn, api, describeFault(t.Fault))
 	}
@@ -575,7 +575,16 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 	}
 }
 
-func pad(n int) string { return fmt.Sprintf("%03d", n) }
+// pad is n as "%03d" spells it.
+func pad(n int) string {
+	switch {
+	case n >= 0 && n < 1000:
+		return string([]byte{'0' + byte(n/100), '0' + byte(n/10%10), '0' + byte(n%10)})
+	case n >= 1000:
+		return strconv.Itoa(n)
+	}
+	return fmt.Sprintf("%03d", n)
+}
 
 // write sends a rendered response: a body, or each event flushed on its
 // own so the client reads real deltas.
@@ -769,7 +778,7 @@ func (s *Server) rejectAs(w http.ResponseWriter, shape, api wire.API, route stri
 			jsonv.M("status", jsonv.Int(int64(e.Status))),
 			jsonv.M("message", jsonv.Str(e.Message)),
 		)})
-		s.log.Append(entries...)
+		s.log.Write(entries...)
 	}
 	s.mu.Unlock()
 

@@ -12,9 +12,9 @@
 package tracelog
 
 import (
-	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -35,11 +35,6 @@ type Entry struct {
 	AppendPayload func(dst []byte) []byte
 }
 
-// payloadAt is where an event's payload goes in its golden line written
-// with an empty payload: the members before it hold only JSON-escaped
-// strings, numbers and objects of them, so this text cannot occur earlier.
-var payloadAt = []byte(`,"payload":{},"provenance":`)
-
 // Log appends events to a writer.
 type Log struct {
 	w         io.Writer
@@ -48,6 +43,8 @@ type Log struct {
 	next      int64
 	parent    string
 	err       error
+	buf       []byte        // the lines of the last exchange, reused
+	scratch   journal.Event // Write's event
 }
 
 // New returns a Log that starts a run at sequence 0.
@@ -71,10 +68,24 @@ func (l *Log) Next() int64 { return l.next }
 // consistent).
 func (l *Log) Append(entries ...Entry) ([]journal.Event, error) {
 	events := make([]journal.Event, len(entries))
-	var buf []byte
+	return events, l.append(entries, events)
+}
+
+// Write is Append for a caller that does not need the events: they are
+// built one at a time in the Log's scratch, not kept.
+func (l *Log) Write(entries ...Entry) error { return l.append(entries, nil) }
+
+// append writes entries, building their events in events (len(entries)
+// of them), or, when it is nil, one at a time in the Log's scratch.
+func (l *Log) append(entries []Entry, events []journal.Event) error {
+	buf := l.buf[:0]
 	for i, en := range entries {
-		id := fmt.Sprintf("evt-%03d", l.next)
-		events[i] = journal.Event{
+		id := eventID(l.next)
+		ev := &l.scratch
+		if events != nil {
+			ev = &events[i]
+		}
+		*ev = journal.Event{
 			TraceVersion:  journal.TraceVersion,
 			EventID:       id,
 			SessionID:     l.sessionID,
@@ -84,26 +95,42 @@ func (l *Log) Append(entries ...Entry) ([]journal.Event, error) {
 			Actor:         en.Actor,
 			Payload:       en.Payload,
 			Provenance:    l.prov,
-			Redaction:     journal.CleanRedaction(),
+			Redaction:     journal.Redaction{Status: "clean", Fields: noFields},
 			ParentEventID: l.parent,
 		}
-		if en.AppendPayload != nil {
-			line := events[i].AppendGolden(nil) // Payload unset: {}
-			at := bytes.Index(line, payloadAt) + len(`,"payload":`)
-			buf = append(en.AppendPayload(append(buf, line[:at]...)), line[at+len("{}"):]...)
-		} else {
-			buf = events[i].AppendGolden(buf)
-		}
+		buf = ev.AppendGoldenPayload(buf, en.AppendPayload)
 		l.next++
 		l.parent = id
 	}
+	l.scratch = journal.Event{} // holds no payload past the call
+	if cap(buf) <= maxKeptBuf {
+		l.buf = buf
+	}
 	if l.err != nil || l.w == nil {
-		return events, l.err
+		return l.err
 	}
 	if _, err := l.w.Write(buf); err != nil {
 		l.err = fmt.Errorf("writing the trace: %w", err)
 	}
-	return events, l.err
+	return l.err
+}
+
+// maxKeptBuf bounds the line buffer a Log keeps from one Append to the
+// next: a large exchange's is let go.
+const maxKeptBuf = 64 << 10
+
+// noFields is every event's redaction fields (journal.CleanRedaction's),
+// shared: nothing writes to it.
+var noFields = []string{}
+
+// eventID is "evt-%03d" of n, without fmt.
+func eventID(n int64) string {
+	var b [24]byte
+	d := strconv.AppendInt(b[:0], n, 10)
+	if len(d) >= 3 || n < 0 {
+		return "evt-" + string(d)
+	}
+	return "evt-" + "00"[:3-len(d)] + string(d)
 }
 
 // Err is the first write error, or nil.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -53,7 +54,7 @@ func Render(req *Request, a Answer) Response {
 	case req.Stream:
 		return Response{ContentType: ContentSSE, Events: openAIStream(a, req.IncludeUsage)}
 	}
-	return Response{ContentType: ContentJSON, Body: append(openAICompletion(a).AppendJSON(nil), '\n')}
+	return Response{ContentType: ContentJSON, Body: append(appendOpenAICompletion(make([]byte, 0, 512), a), '\n')}
 }
 
 // deltas are the text pieces a stream carries: the chunks of a streamed
@@ -107,99 +108,111 @@ func openAIFinish(t fakemodel.Turn) string {
 	return "stop"
 }
 
-func openAICompletion(a Answer) jsonv.Value {
+// appendOpenAICompletion appends the whole answer, written straight (the
+// bytes of the Values openAICompletionValues builds, members in that
+// order; TestOpenAICompletionMatchesValues).
+func appendOpenAICompletion(buf []byte, a Answer) []byte {
 	t := a.Turn
-	text := t.Text()
-	content := jsonv.Str(text)
-	if text == "" && len(t.ToolCalls) > 0 {
-		content = jsonv.NullValue() // as the API sends it for a tool-calls-only answer
+	buf = jsonv.AppendPyString(append(buf, `{"id":`...), a.ID)
+	buf = strconv.AppendInt(append(buf, `,"object":"chat.completion","created":`...), a.Created, 10)
+	buf = jsonv.AppendPyString(append(buf, `,"model":`...), a.Model)
+	buf = append(buf, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	if text := t.Text(); text == "" && len(t.ToolCalls) > 0 {
+		buf = append(buf, "null"...) // as the API sends it for a tool-calls-only answer
+	} else {
+		buf = jsonv.AppendPyString(buf, text)
 	}
-	msg := []jsonv.Member{
-		jsonv.M("role", jsonv.Str("assistant")),
-		jsonv.M("content", content),
-		jsonv.M("refusal", jsonv.NullValue()),
-	}
+	buf = append(buf, `,"refusal":null`...)
 	if len(t.ToolCalls) > 0 {
-		calls := make([]jsonv.Value, len(t.ToolCalls))
+		buf = append(buf, `,"tool_calls":[`...)
 		for i, c := range t.ToolCalls {
-			calls[i] = jsonv.Obj(
-				jsonv.M("id", jsonv.Str(c.ID)),
-				jsonv.M("type", jsonv.Str("function")),
-				jsonv.M("function", jsonv.Obj(
-					jsonv.M("name", jsonv.Str(c.Name)),
-					jsonv.M("arguments", jsonv.Str(arguments(c.Arguments))),
-				)),
-			)
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = jsonv.AppendPyString(append(buf, `{"id":`...), c.ID)
+			buf = jsonv.AppendPyString(append(buf, `,"type":"function","function":{"name":`...), c.Name)
+			buf = jsonv.AppendPyString(append(buf, `,"arguments":`...), arguments(c.Arguments))
+			buf = append(buf, "}}"...)
 		}
-		msg = append(msg, jsonv.M("tool_calls", jsonv.Arr(calls...)))
+		buf = append(buf, ']')
 	}
-	return jsonv.Obj(
-		jsonv.M("id", jsonv.Str(a.ID)),
-		jsonv.M("object", jsonv.Str("chat.completion")),
-		jsonv.M("created", jsonv.Int(a.Created)),
-		jsonv.M("model", jsonv.Str(a.Model)),
-		jsonv.M("choices", jsonv.Arr(jsonv.Obj(
-			jsonv.M("index", jsonv.Int(0)),
-			jsonv.M("message", jsonv.Obj(msg...)),
-			jsonv.M("logprobs", jsonv.NullValue()),
-			jsonv.M("finish_reason", jsonv.Str(openAIFinish(t))),
-		))),
-		jsonv.M("usage", zeroUsageOpenAI()),
-		jsonv.M("system_fingerprint", jsonv.NullValue()),
-	)
+	buf = jsonv.AppendPyString(append(buf, `},"logprobs":null,"finish_reason":`...), openAIFinish(t))
+	return append(buf, `}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0},"system_fingerprint":null}`...)
 }
 
 func openAIStream(a Answer, includeUsage bool) [][]byte {
-	chunk := func(delta jsonv.Value, finish jsonv.Value) []byte {
-		ms := []jsonv.Member{
-			jsonv.M("id", jsonv.Str(a.ID)),
-			jsonv.M("object", jsonv.Str("chat.completion.chunk")),
-			jsonv.M("created", jsonv.Int(a.Created)),
-			jsonv.M("model", jsonv.Str(a.Model)),
-			jsonv.M("system_fingerprint", jsonv.NullValue()),
-			jsonv.M("choices", jsonv.Arr(jsonv.Obj(
-				jsonv.M("index", jsonv.Int(0)),
-				jsonv.M("delta", delta),
-				jsonv.M("logprobs", jsonv.NullValue()),
-				jsonv.M("finish_reason", finish),
-			))),
-		}
+	// Every chunk is head, its delta, then tail: written straight into
+	// one buffer (the bytes the Values of each chunk would give, members
+	// in this order; TestOpenAIStreamMatchesValues).
+	head := append(make([]byte, 0, 192), `data: {"id":`...)
+	head = jsonv.AppendPyString(head, a.ID)
+	head = append(head, `,"object":"chat.completion.chunk","created":`...)
+	head = strconv.AppendInt(head, a.Created, 10)
+	head = append(head, `,"model":`...)
+	head = jsonv.AppendPyString(head, a.Model)
+	head = append(head, `,"system_fingerprint":null,"choices":[{"index":0,"delta":`...)
+	var buf []byte
+	var ends []int
+	finishNull := []byte(`,"logprobs":null,"finish_reason":null}]`)
+	end := func() {
 		if includeUsage {
-			ms = append(ms, jsonv.M("usage", jsonv.NullValue()))
+			buf = append(buf, `,"usage":null`...)
 		}
-		return dataEvent(jsonv.Obj(ms...))
+		buf = append(buf, "}\n\n"...)
+		ends = append(ends, len(buf))
 	}
-	null := jsonv.NullValue()
-	out := [][]byte{chunk(jsonv.Obj(jsonv.M("role", jsonv.Str("assistant")), jsonv.M("content", jsonv.Str(""))), null)}
+	buf = append(buf, head...)
+	buf = append(buf, `{"role":"assistant","content":""}`...)
+	buf = append(buf, finishNull...)
+	end()
 	for _, d := range deltas(a.Turn) {
-		out = append(out, chunk(jsonv.Obj(jsonv.M("content", jsonv.Str(d))), null))
+		buf = append(buf, head...)
+		buf = jsonv.AppendPyString(append(buf, `{"content":`...), d)
+		buf = append(buf, '}')
+		buf = append(buf, finishNull...)
+		end()
 	}
 	for i, c := range a.Turn.ToolCalls {
-		call := func(ms ...jsonv.Member) jsonv.Value {
-			return jsonv.Obj(jsonv.M("tool_calls", jsonv.Arr(jsonv.Obj(append([]jsonv.Member{jsonv.M("index", jsonv.Int(int64(i)))}, ms...)...))))
+		call := func() {
+			buf = append(buf, head...)
+			buf = strconv.AppendInt(append(buf, `{"tool_calls":[{"index":`...), int64(i), 10)
 		}
-		out = append(out, chunk(call(
-			jsonv.M("id", jsonv.Str(c.ID)),
-			jsonv.M("type", jsonv.Str("function")),
-			jsonv.M("function", jsonv.Obj(jsonv.M("name", jsonv.Str(c.Name)), jsonv.M("arguments", jsonv.Str("")))),
-		), null))
+		call()
+		buf = jsonv.AppendPyString(append(buf, `,"id":`...), c.ID)
+		buf = jsonv.AppendPyString(append(buf, `,"type":"function","function":{"name":`...), c.Name)
+		buf = append(buf, `,"arguments":""}}]}`...)
+		buf = append(buf, finishNull...)
+		end()
 		for _, p := range SplitArguments(arguments(c.Arguments)) {
-			out = append(out, chunk(call(jsonv.M("function", jsonv.Obj(jsonv.M("arguments", jsonv.Str(p))))), null))
+			call()
+			buf = jsonv.AppendPyString(append(buf, `,"function":{"arguments":`...), p)
+			buf = append(buf, `}}]}`...)
+			buf = append(buf, finishNull...)
+			end()
 		}
 	}
-	out = append(out, chunk(jsonv.Obj(), jsonv.Str(openAIFinish(a.Turn))))
+	buf = append(buf, head...)
+	buf = jsonv.AppendPyString(append(buf, `{},"logprobs":null,"finish_reason":`...), openAIFinish(a.Turn))
+	buf = append(buf, "}]"...)
+	end()
 	if includeUsage {
-		out = append(out, dataEvent(jsonv.Obj(
-			jsonv.M("id", jsonv.Str(a.ID)),
-			jsonv.M("object", jsonv.Str("chat.completion.chunk")),
-			jsonv.M("created", jsonv.Int(a.Created)),
-			jsonv.M("model", jsonv.Str(a.Model)),
-			jsonv.M("system_fingerprint", jsonv.NullValue()),
-			jsonv.M("choices", jsonv.Arr()),
-			jsonv.M("usage", zeroUsageOpenAI()),
-		)))
+		buf = append(buf, `data: {"id":`...)
+		buf = jsonv.AppendPyString(buf, a.ID)
+		buf = append(buf, `,"object":"chat.completion.chunk","created":`...)
+		buf = strconv.AppendInt(buf, a.Created, 10)
+		buf = jsonv.AppendPyString(append(buf, `,"model":`...), a.Model)
+		buf = append(buf, `,"system_fingerprint":null,"choices":[],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`+"\n\n"...)
+		ends = append(ends, len(buf))
 	}
-	return append(out, []byte("data: [DONE]\n\n"))
+	buf = append(buf, "data: [DONE]\n\n"...)
+	ends = append(ends, len(buf))
+	out := make([][]byte, len(ends))
+	start := 0
+	for i, e := range ends {
+		out[i] = buf[start:e:e]
+		start = e
+	}
+	return out
 }
 
 func dataEvent(v jsonv.Value) []byte {
