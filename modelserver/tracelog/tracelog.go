@@ -12,9 +12,11 @@
 package tracelog
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -43,8 +45,14 @@ type Log struct {
 	next      int64
 	parent    string
 	err       error
-	buf       []byte        // the lines of the last exchange, reused
-	scratch   journal.Event // Write's event
+	// parent is the id of the event before the next (Append's, or the
+	// event Continue was given); derived: it is evt-%03d of next-1
+	// instead (Write does not spell it out).
+	derived bool
+	buf     []byte // the lines of the last exchange, reused
+	// session and tail: the members every line of Write has, written once:
+	// `,"session_id":…,"sequence":` and `,"provenance":{…},"redaction":{…}`.
+	session, tail []byte
 }
 
 // New returns a Log that starts a run at sequence 0.
@@ -71,20 +79,88 @@ func (l *Log) Append(entries ...Entry) ([]journal.Event, error) {
 	return events, l.append(entries, events)
 }
 
-// Write is Append for a caller that does not need the events: they are
-// built one at a time in the Log's scratch, not kept.
-func (l *Log) Write(entries ...Entry) error { return l.append(entries, nil) }
+// Write is Append for a caller that does not need the events: each line
+// is written straight, the members that are the same on every line of the
+// Log (session, provenance, redaction) written once and copied (the bytes
+// Append writes: TestWriteMatchesAppend).
+func (l *Log) Write(entries ...Entry) error {
+	if l.session == nil {
+		l.session = jsonv.AppendPyString([]byte(`,"session_id":`), l.sessionID)
+		l.session = append(l.session, `,"sequence":`...)
+		ev := journal.Event{Provenance: l.prov, Redaction: journal.CleanRedaction()}
+		line := ev.AppendGolden(nil)
+		l.tail = line[bytes.Index(line, []byte(`},"payload":{},"provenance":`))+len(`},"payload":{}`) : len(line)-2] // ,"provenance":{…},"redaction":{…}
+	}
+	buf := l.buf[:0]
+	var num [24]byte
+	for _, en := range entries {
+		buf = append(buf, `{"trace_version":"`+journal.TraceVersion+`","event_id":"evt-`...)
+		buf = appendSeq(buf, num[:0], l.next)
+		buf = append(buf, '"')
+		buf = append(buf, l.session...)
+		buf = strconv.AppendInt(buf, l.next, 10)
+		buf = append(buf, `,"timestamp":"`...)
+		buf = scenarios.ClockStart.Add(time.Duration(l.next)*time.Second).AppendFormat(buf, "2006-01-02T15:04:05Z")
+		buf = jsonv.AppendPyString(append(buf, `","type":`...), en.Type)
+		buf = jsonv.AppendPyString(append(buf, `,"actor":{"kind":`...), en.Actor.Kind)
+		buf = jsonv.AppendPyString(append(buf, `,"id":`...), en.Actor.ID)
+		if en.Actor.ParentID != "" {
+			buf = jsonv.AppendPyString(append(buf, `,"parent_id":`...), en.Actor.ParentID)
+		}
+		buf = append(buf, `},"payload":`...)
+		switch {
+		case en.AppendPayload != nil:
+			buf = en.AppendPayload(buf)
+		case en.Payload.IsValid():
+			buf = en.Payload.AppendJSON(buf)
+		default:
+			buf = append(buf, "{}"...)
+		}
+		buf = append(buf, l.tail...)
+		switch {
+		case l.derived:
+			buf = append(buf, `,"parent_event_id":"evt-`...)
+			buf = appendSeq(buf, num[:0], l.next-1)
+			buf = append(buf, '"')
+		case l.parent != "":
+			buf = jsonv.AppendPyString(append(buf, `,"parent_event_id":`...), l.parent)
+		}
+		buf = append(buf, '}', '\n')
+		l.parent, l.derived = "", true
+		l.next++
+	}
+	return l.flush(buf)
+}
 
-// append writes entries, building their events in events (len(entries)
-// of them), or, when it is nil, one at a time in the Log's scratch.
+// appendSeq appends n as "%03d" spells it.
+func appendSeq(dst, scratch []byte, n int64) []byte {
+	d := strconv.AppendInt(scratch, n, 10)
+	if n >= 0 && len(d) < 3 {
+		dst = append(dst, "00"[:3-len(d)]...)
+	}
+	return append(dst, d...)
+}
+
+// flush writes an exchange's lines and keeps the buffer when it is small.
+func (l *Log) flush(buf []byte) error {
+	if cap(buf) <= maxKeptBuf {
+		l.buf = buf
+	}
+	if l.err != nil || l.w == nil {
+		return l.err
+	}
+	if _, err := l.w.Write(buf); err != nil {
+		l.err = fmt.Errorf("writing the trace: %w", err)
+	}
+	return l.err
+}
+
+// append writes entries, building their events in events.
 func (l *Log) append(entries []Entry, events []journal.Event) error {
 	buf := l.buf[:0]
 	for i, en := range entries {
 		id := eventID(l.next)
-		ev := &l.scratch
-		if events != nil {
-			ev = &events[i]
-		}
+		ev := &events[i]
 		*ev = journal.Event{
 			TraceVersion:  journal.TraceVersion,
 			EventID:       id,
@@ -96,23 +172,21 @@ func (l *Log) append(entries []Entry, events []journal.Event) error {
 			Payload:       en.Payload,
 			Provenance:    l.prov,
 			Redaction:     journal.Redaction{Status: "clean", Fields: noFields},
-			ParentEventID: l.parent,
+			ParentEventID: l.parentID(),
 		}
 		buf = ev.AppendGoldenPayload(buf, en.AppendPayload)
 		l.next++
-		l.parent = id
+		l.parent, l.derived = id, false
 	}
-	l.scratch = journal.Event{} // holds no payload past the call
-	if cap(buf) <= maxKeptBuf {
-		l.buf = buf
+	return l.flush(buf)
+}
+
+// parentID is the id of the event before the next, "" for a run's first.
+func (l *Log) parentID() string {
+	if l.derived {
+		return eventID(l.next - 1)
 	}
-	if l.err != nil || l.w == nil {
-		return l.err
-	}
-	if _, err := l.w.Write(buf); err != nil {
-		l.err = fmt.Errorf("writing the trace: %w", err)
-	}
-	return l.err
+	return l.parent
 }
 
 // maxKeptBuf bounds the line buffer a Log keeps from one Append to the

@@ -3,6 +3,8 @@ package tracelog
 import (
 	"bytes"
 	"errors"
+	"io"
+	"math/rand/v2"
 	"testing"
 
 	_ "github.com/sebdah/goldie/v2" // registers -update so `go test ./... -update` runs here too
@@ -88,5 +90,63 @@ func TestRawPayloadIsThePayloadsBytes(t *testing.T) {
 	New(&raw, `s,"payload":{},"provenance":`, prov).Append(Entry{Type: "model.request", Actor: tricky, AppendPayload: payload.AppendJSON}, entry("model.response"))
 	if tree.String() != raw.String() {
 		t.Errorf("raw payload:\n%s\nwant\n%s", raw.String(), tree.String())
+	}
+}
+
+// Write writes each line straight; it must write what Append writes, for
+// New and Continue logs, payloads as Values, as text or absent, actors
+// with and without a parent, strings that need escapes.
+func TestWriteMatchesAppend(t *testing.T) {
+	model := "m \"q\" é"
+	prov := journal.Provenance{AgentID: "a\n", SnapshotID: "s", Surface: "openai-chat", HarnessMode: "fake", RunID: "run-1", Model: &model}
+	r := rand.New(rand.NewPCG(25, 4))
+	entry := func() Entry {
+		e := Entry{Type: []string{"model.request", "model.response", "error"}[r.IntN(3)], Actor: journal.Actor{Kind: "model", ID: "m\t1"}}
+		if r.IntN(3) == 0 {
+			e.Actor.ParentID = "p"
+		}
+		switch r.IntN(3) {
+		case 0:
+			e.Payload = jsonv.Obj(jsonv.M("turn", jsonv.Int(r.Int64N(9))), jsonv.M("text", jsonv.Str("é \"x\"\n")))
+		case 1:
+			e.AppendPayload = func(b []byte) []byte { return append(b, `{"turn":1,"messages":[]}`...) }
+		}
+		return e
+	}
+	last := journal.Event{SessionID: "sess \"2\"", Sequence: 41, EventID: "evt-041", Provenance: prov}
+	lastOther := journal.Event{SessionID: "s", Sequence: 6, EventID: "an id", Provenance: prov}
+	for _, mk := range []func(w io.Writer) *Log{
+		func(w io.Writer) *Log { return New(w, "session-1", prov) },
+		func(w io.Writer) *Log { return Continue(w, last) },
+		func(w io.Writer) *Log { return Continue(w, lastOther) },
+	} {
+		var a, b bytes.Buffer
+		la, lb := mk(&a), mk(&b)
+		for n := 0; n < 300; n++ {
+			es := make([]Entry, 1+r.IntN(4))
+			for i := range es {
+				es[i] = entry()
+			}
+			if _, err := la.Append(es...); err != nil {
+				t.Fatal(err)
+			}
+			if err := lb.Write(es...); err != nil {
+				t.Fatal(err)
+			}
+			if n%7 == 3 { // the two may be mixed
+				es := []Entry{entry()}
+				la.Append(es...)
+				lb.Append(es...)
+			}
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			al, bl := bytes.Split(a.Bytes(), []byte("\n")), bytes.Split(b.Bytes(), []byte("\n"))
+			for i := range min(len(al), len(bl)) {
+				if !bytes.Equal(al[i], bl[i]) {
+					t.Fatalf("line %d:\nWrite:  %s\nAppend: %s", i+1, bl[i], al[i])
+				}
+			}
+			t.Fatalf("Write wrote %d lines, Append %d", len(bl), len(al))
+		}
 	}
 }
