@@ -54,7 +54,7 @@ func (s *Set) add(id string, pos uint64) (Entry, error) {
 		}
 		return e, nil
 	}
-	return e, s.addGeneral(id, s.hashOf(id, p), o, pos)
+	return e, s.addGeneral(id, s.hashOf(id, p), o, pos, p.filterAbsent)
 }
 
 func (s *Set) hashOf(id string, p *probe) uint64 {
@@ -127,8 +127,9 @@ func (s *Set) addCounter(id string, p *probe, o, pos uint64) (bool, error) {
 }
 
 // addGeneral records id (hash h) at ordinal o: a spill record, the
-// filter, the window.
-func (s *Set) addGeneral(id string, h, o, pos uint64) error {
+// filter, the window. absent: the filter of h's shard has just answered
+// that it does not hold h (find's probe).
+func (s *Set) addGeneral(id string, h, o, pos uint64, absent bool) error {
 	if s.exclusive {
 		if k, ok := s.style.parse(id); ok {
 			s.addGeneralNumber(k)
@@ -160,6 +161,8 @@ func (s *Set) addGeneral(id string, h, o, pos uint64) error {
 		if err := s.rebuild(int(si)); err != nil {
 			return err
 		}
+	case absent:
+		c.insertAbsent(h)
 	default:
 		c.insert(h)
 	}
@@ -169,8 +172,16 @@ func (s *Set) addGeneral(id string, h, o, pos uint64) error {
 
 // rebuild replaces shard si's filter by one sized for its records, built
 // from the spill (the records are the truth; the filter only a summary).
+//
+// A small shard grows 4 times bigger (to smallShard records), not
+// growth times: a few hundred bytes more per shard spare the first
+// rebuilds, each of which reads every record of the shard back.
 func (s *Set) rebuild(si int) error {
-	c := newCuckoo(bucketsFor(s.shardRecs[si]))
+	n := s.shardRecs[si]
+	if n < smallShard {
+		n = min(uint64(float64(4*n)/growth), smallShard)
+	}
+	c := newCuckoo(bucketsFor(n))
 	err := s.sp.eachShard(si, func(r rec) {
 		if !r.counter() {
 			c.insert(r.h)

@@ -29,11 +29,14 @@ type stashed struct {
 }
 
 const (
-	growth    = 1.5 // a full shard is rebuilt this much bigger
-	maxLoad   = 0.93
-	maxKicks  = 500
-	laneOnes  = 0x0001000100010001
-	laneHighs = 0x8000800080008000
+	growth = 1.5 // a full shard is rebuilt this much bigger
+	// smallShard: a shard of fewer records than this is rebuilt 4 times
+	// bigger (Set.rebuild).
+	smallShard = 1024
+	maxLoad    = 0.93
+	maxKicks   = 500
+	laneOnes   = 0x0001000100010001
+	laneHighs  = 0x8000800080008000
 )
 
 func newCuckoo(nb uint64) *cuckoo {

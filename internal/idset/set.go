@@ -358,6 +358,9 @@ type probe struct {
 	k      int64 // the counter style's number, when parsed
 	parsed bool
 	tried  bool // parse was tried under the current style
+	// filterAbsent: the hash's shard existed and its filter answered
+	// "absent" for h, so add inserts it without asking again.
+	filterAbsent bool
 }
 
 // find looks id up: counter bits, the newest window entry (most parents
@@ -403,6 +406,7 @@ func (s *Set) lookup(id string, readBack bool) (e Entry, ok bool, err error) {
 	sh := s.shards[h>>(64-shardBits)]
 	frozenMaybe := s.frozen != nil && !s.isVouched(id) && s.frozen.contains(h>>(64-s.frozenP))
 	if !frozenMaybe && (sh == nil || !sh.contains(h)) {
+		p.filterAbsent = sh != nil
 		return Entry{}, false, nil
 	}
 	e, ok, err = s.confirm(id, h)
