@@ -543,16 +543,18 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 	} else {
 		s.report.Used++
 	}
-	entries := []tracelog.Entry{s.requestEntry(turn, req)}
 	if t.Fault != nil {
 		s.report.Faults++
-		entries = append(entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: faultPayload(turn, t.Fault)})
+		s.log.Write(s.requestEntry(turn, req), tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: faultPayload(turn, t.Fault)})
 	} else {
-		for _, p := range t.ResponsePayloads(turn) {
+		payloads := t.ResponsePayloads(turn)
+		entries := make([]tracelog.Entry, 1, 1+len(payloads))
+		entries[0] = s.requestEntry(turn, req)
+		for _, p := range payloads {
 			entries = append(entries, tracelog.Entry{Type: "model.response", Actor: s.modelActor(), Payload: p})
 		}
+		s.log.Write(entries...)
 	}
-	s.log.Write(entries...)
 	if t.Fault != nil && s.opt.Log != nil {
 		fmt.Fprintf(s.opt.Log, "served fault: turn %d: %s %s\n", turn, api, describeFault(t.Fault))
 	}

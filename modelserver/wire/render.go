@@ -151,8 +151,24 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 	head = append(head, `,"model":`...)
 	head = jsonv.AppendPyString(head, a.Model)
 	head = append(head, `,"system_fingerprint":null,"choices":[{"index":0,"delta":`...)
-	var buf []byte
-	var ends []int
+	// One allocation for the events: their count, and a guess at their
+	// size that holds the usual delta.
+	ds := deltas(a.Turn)
+	n := 3 + len(ds)
+	pieces := make([][]string, len(a.Turn.ToolCalls))
+	for i, c := range a.Turn.ToolCalls {
+		pieces[i] = SplitArguments(arguments(c.Arguments))
+		n += 1 + len(pieces[i])
+	}
+	if includeUsage {
+		n++
+	}
+	size := 0
+	for _, d := range ds {
+		size += len(d) + len(d)/8
+	}
+	buf := make([]byte, 0, n*(len(head)+96)+size)
+	ends := make([]int, 0, n)
 	finishNull := []byte(`,"logprobs":null,"finish_reason":null}]`)
 	end := func() {
 		if includeUsage {
@@ -165,7 +181,7 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 	buf = append(buf, `{"role":"assistant","content":""}`...)
 	buf = append(buf, finishNull...)
 	end()
-	for _, d := range deltas(a.Turn) {
+	for _, d := range ds {
 		buf = append(buf, head...)
 		buf = jsonv.AppendPyString(append(buf, `{"content":`...), d)
 		buf = append(buf, '}')
@@ -183,7 +199,7 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 		buf = append(buf, `,"arguments":""}}]}`...)
 		buf = append(buf, finishNull...)
 		end()
-		for _, p := range SplitArguments(arguments(c.Arguments)) {
+		for _, p := range pieces[i] {
 			call()
 			buf = jsonv.AppendPyString(append(buf, `,"function":{"arguments":`...), p)
 			buf = append(buf, `}}]}`...)
