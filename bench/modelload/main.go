@@ -46,11 +46,20 @@ func main() {
 	clients := flag.Int("c", 8, "concurrent clients")
 	dur := flag.Duration("d", 5*time.Second, "how long to send requests (when -n is 0)")
 	total := flag.Int("n", 0, "requests to send in all (0: send for -d)")
-	turns := flag.Int("turns", 400000, "scripted turns (more than the requests sent)")
+	turns := flag.Int("turns", 400000, "scripted turns, when -n is 0 (more than the requests sent); with -n, -n of them")
 	server := flag.String("server", "model", "model (the scripted server), plain (a plain net/http handler with the same answer) or pair (both in turn, -rounds times)")
 	rounds := flag.Int("rounds", 5, "rounds of -server pair")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
 	flag.Parse()
+	if *memprofile != "" {
+		defer func() {
+			if f, err := os.Create(*memprofile); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -257,7 +266,10 @@ func measure(server, mode string, clients int, dur time.Duration, total, nturns 
 	if server == "plain" {
 		base, stop, err = plain(mode)
 	} else {
-		if total > 0 && nturns < total {
+		if total > 0 {
+			// Just the turns the requests take: the script is the
+			// server's heap, which the collector scans at each cycle (a
+			// real scenario has a few dozen turns).
 			nturns = total
 		}
 		var served *modelserver.Served
