@@ -10,12 +10,14 @@ import (
 // tool call ids, emitted event ids). It must be exact: Has never answers
 // true for an id that was not added, nor false for one that was.
 //
-// NewIDSet keeps the ids in an internal/idset.Set: a few bytes of memory
-// an id whatever the ids look like (UUIDs, counters, anything), the ids'
-// bytes in a temporary file that is unlinked when it is created. When
-// that file fails (a full disk), the set can no longer answer: from then
-// on Has says true and Add says the id is new (answers that add no
-// finding), and Err returns the error, which the caller reports.
+// NewIDSet keeps the first ids in memory (an internal/idset.Small of at
+// most smallIDBytes: about 150,000 UUIDs, more than most sessions hold),
+// then moves them into an internal/idset.Set: a few bytes of memory an id
+// whatever the ids look like (UUIDs, counters, anything), the ids' bytes
+// in a temporary file that is unlinked when it is created. When that file
+// fails (a full disk), the set can no longer answer: from then on Has says
+// true and Add says the id is new (answers that add no finding), and Err
+// returns the error, which the caller reports.
 type IDSet interface {
 	// Add puts id in the set and reports whether it was new.
 	Add(id string) bool
@@ -33,9 +35,16 @@ type IDSet interface {
 // NewIDSet returns an empty exact id set.
 func NewIDSet() IDSet { return &flatSet{} }
 
+// smallIDBytes bounds the memory of a set's first ids. A lint holds three
+// sets, so the three fronts stay within 24 MiB of the 64 MB a lint of any
+// size may take (BENCHMARKS.md); past it, the ids cost several hundred
+// nanoseconds each instead of tens.
+const smallIDBytes = 8 << 20
+
 type flatSet struct {
-	s   *idset.Set // created with the first id
-	err error
+	small *idset.Small // the first ids; nil once moved into s
+	s     *idset.Set   // created when small is full
+	err   error
 }
 
 func (f *flatSet) failed(err error) {
@@ -49,7 +58,16 @@ func (f *flatSet) Add(id string) bool {
 		return true
 	}
 	if f.s == nil {
-		f.s = idset.New(idset.Options{})
+		if f.small == nil {
+			f.small = idset.NewSmall(smallIDBytes)
+		}
+		added, full := f.small.Add(id)
+		if !full {
+			return added
+		}
+		if !f.spill() {
+			return true
+		}
 	}
 	_, added, err := f.s.Add(id, 0)
 	if err != nil {
@@ -64,7 +82,7 @@ func (f *flatSet) Has(id string) bool {
 		return true
 	}
 	if f.s == nil {
-		return false
+		return f.small != nil && f.small.Has(id)
 	}
 	_, found, err := f.s.Lookup(id)
 	if err != nil {
@@ -74,9 +92,29 @@ func (f *flatSet) Has(id string) bool {
 	return found
 }
 
+// spill moves the ids of the full front into a Set; false when the Set
+// failed (f.err says why).
+func (f *flatSet) spill() bool {
+	f.s = idset.New(idset.Options{})
+	var err error
+	f.small.Each(func(id string) bool {
+		_, _, err = f.s.Add(id, 0)
+		return err == nil
+	})
+	f.small = nil
+	if err != nil {
+		f.failed(err)
+		return false
+	}
+	return true
+}
+
 func (f *flatSet) Len() int {
 	if f.s == nil {
-		return 0
+		if f.small == nil {
+			return 0
+		}
+		return f.small.Len()
 	}
 	return int(f.s.Len())
 }
@@ -84,6 +122,7 @@ func (f *flatSet) Len() int {
 func (f *flatSet) Err() error { return f.err }
 
 func (f *flatSet) Close() {
+	f.small = nil
 	if f.s != nil {
 		f.s.Close()
 		f.s = nil

@@ -149,12 +149,13 @@ func TestLongLineIsSkipped(t *testing.T) {
 }
 
 // claudeChain is a Claude Code transcript of n user entries chained by
-// parentUuid, with UUID-shaped ids.
-func claudeChain(n int) string {
+// parentUuid, with UUID-shaped ids padded to width bytes.
+func claudeChain(n, width int) string {
 	var b strings.Builder
 	parent := "null"
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
+		id += strings.Repeat("0", max(width-len(id), 0))
 		fmt.Fprintf(&b, `{"parentUuid":%s,"isSidechain":false,"sessionId":"5f2c9a10-1111-4222-8333-944455556666","type":"user","message":{"role":"user","content":"hi"},"uuid":%q,"timestamp":"2026-01-01T00:00:00Z"}`+"\n", parent, id)
 		parent = fmt.Sprintf("%q", id)
 	}
@@ -166,7 +167,10 @@ func claudeChain(n int) string {
 // happened) instead of inventing findings (no UNREACHABLE from a chain
 // that broke before the failure), and import and repair fail with the error.
 func TestIDSetFailureIsReported(t *testing.T) {
-	in := claudeChain(20000) // more id bytes than an id set keeps in memory
+	in := claudeChain(12000, 1000) // more id bytes than an id set keeps in memory (smallIDBytes)
+	if len(in) < 2*smallIDBytes {
+		t.Fatalf("the chain holds %d bytes, too few to fill an id set's memory", len(in))
+	}
 	if rep := Lint(strings.NewReader(in), "t", Options{}); rep.Failed() {
 		t.Fatalf("the chain does not lint clean: %v", got(rep))
 	}
