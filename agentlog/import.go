@@ -38,7 +38,7 @@ func Import(r io.Reader, name string, f Format, w io.Writer) (ImportStats, error
 	im := &importer{format: f, w: bufio.NewWriterSize(w, 256<<10), emitted: NewIDSet(), tools: map[string]string{}}
 	defer im.emitted.Close()
 	im.prime(lines, name)
-	n, err := scanFile(rr, f, 0, im)
+	n, err := scanFile(rr, f, 0, true, im)
 	im.stats.Lines = n
 	if err == nil {
 		err = im.err

@@ -62,7 +62,7 @@ func lint(r io.Reader, name string, opt Options, keepIDs bool) *FileReport {
 		return rep
 	}
 	c := newChecker(rep, f)
-	n, err := scanFile(rr, f, opt.MaxLine, c)
+	n, err := scanFile(rr, f, opt.MaxLine, false, c)
 	rep.Lines = n
 	if err != nil {
 		rep.add(Finding{Line: n + 1, Code: ReadFailed, Severity: Error, Message: err.Error()})

@@ -53,10 +53,12 @@ func sniff(r io.Reader) ([][]byte, io.Reader) {
 }
 
 // scanFile reads r line by line and reports to h; it returns the number
-// of lines and the first read error.
-func scanFile(r io.Reader, f Format, maxLine int, h handler) (int, error) {
+// of lines and the first read error. keyCheck: the records' flags say
+// whether they repeat a key (jsonpeek.DuplicateKey), which an import needs
+// before it copies raw bytes.
+func scanFile(r io.Reader, f Format, maxLine int, keyCheck bool, h handler) (int, error) {
 	lr := newLineReader(r, maxLine)
-	var d jsonpeek.Doc
+	d := jsonpeek.Doc{NoKeyCheck: !keyCheck}
 	rec := Record{in: newInterner()}
 	decode := decoders[f]
 	type bad struct {

@@ -47,6 +47,20 @@ func TestFlags(t *testing.T) {
 			t.Errorf("%q: flags %b, want %b", c.in, got, c.want)
 		}
 	}
+	// Without the key check, the other flags are the same and a repeated
+	// key reads as its first member.
+	nk := Doc{NoKeyCheck: true}
+	for _, c := range cases {
+		if err := nk.Parse([]byte(c.in)); err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		if got, want := nk.Flags(), c.want&^DuplicateKey; got != want {
+			t.Errorf("%q without the key check: flags %b, want %b", c.in, got, want)
+		}
+	}
+	if err := nk.Parse([]byte(`{"a":1,"a":2}`)); err != nil || string(nk.Root().Get("a").Raw()) != "1" {
+		t.Errorf("a repeated key without the key check: %v, %s", err, nk.Root().Get("a").Raw())
+	}
 }
 
 func TestValueAccess(t *testing.T) {
