@@ -3,6 +3,7 @@ package idset
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 )
 
 // Small is an exact set of ids held in memory up to a byte budget: the
@@ -23,8 +24,12 @@ type Small struct {
 	max   int
 	seed  maphash.Seed
 	arena []byte   // each id: uvarint length, bytes; in order of addition
-	slots []uint64 // 0 empty; else tag<<32 | (arena offset + 1)
+	// slots: 0 empty; else tag<<32 | (arena offset + 1), where the tag is
+	// the hash's top 32 bits, whose top bits are also the home slot, so
+	// that growing the table reads neither the arena nor the hash again.
+	slots []uint64
 	mask  uint64
+	shift uint // home slot of h: h >> shift
 	n     int
 }
 
@@ -46,7 +51,7 @@ func tagOf(h uint64) uint64 { return h >> 32 }
 // not, the slot is the empty one where it would go.
 func (s *Small) find(h uint64, id string) (uint64, bool) {
 	tag := tagOf(h)
-	for i := h & s.mask; ; i = (i + 1) & s.mask {
+	for i := h >> s.shift; ; i = (i + 1) & s.mask {
 		v := s.slots[i]
 		if v == 0 {
 			return i, false
@@ -122,19 +127,21 @@ func (s *Small) reserve(need, limit int) bool {
 	return true
 }
 
-// grow rebuilds the table with size slots (a power of two).
+// grow rebuilds the table with size slots (a power of two, at most 2^32).
 func (s *Small) grow(size int) {
+	old := s.slots
 	s.slots = make([]uint64, size)
 	s.mask = uint64(size - 1)
-	for off := 0; off < len(s.arena); {
-		b, next := s.record(off)
-		h := maphash.Bytes(s.seed, b) // the ids are distinct: no comparison
-		i := h & s.mask
+	s.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		i := (v >> 32 << 32) >> s.shift // the tag's top bits: its home
 		for s.slots[i] != 0 {
 			i = (i + 1) & s.mask
 		}
-		s.slots[i] = tagOf(h)<<32 | uint64(off+1)
-		off = next
+		s.slots[i] = v
 	}
 }
 
