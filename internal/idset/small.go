@@ -23,7 +23,7 @@ import (
 type Small struct {
 	max   int
 	seed  maphash.Seed
-	arena []byte   // each id: uvarint length, bytes; in order of addition
+	arena []byte // each id: uvarint length, bytes; in order of addition
 	// slots: 0 empty; else tag<<32 | (arena offset + 1), where the tag is
 	// the hash's top 32 bits, whose top bits are also the home slot, so
 	// that growing the table reads neither the arena nor the hash again.
