@@ -35,6 +35,21 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// BenchmarkParseNoKeyCheck is BenchmarkParse as lint parses: without
+// looking for repeated keys.
+func BenchmarkParseNoKeyCheck(b *testing.B) {
+	data, lines := benchLines(b)
+	b.SetBytes(int64(len(data)))
+	d := Doc{NoKeyCheck: true}
+	for b.Loop() {
+		for _, l := range lines {
+			if err := d.Parse(l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
 // BenchmarkParsePaired parses the file with the current parser and with
 // the one before the speed work (ref_test.go) in turn, each iteration a
 // pair, and reports the median of the per-pair ratios before/now (above 1:
