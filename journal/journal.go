@@ -196,63 +196,99 @@ func validate(r io.Reader, file string, groups *runGroups) []*Error {
 }
 
 func validateWith(r io.Reader, file string, groups *runGroups, opt ValidateOptions) []*Error {
-	var errs []*Error
+	c := fileCheck{file: file, groups: groups}
 	defer groups.close()
-	n := 0
-	undecoded := 0 // lines that failed before the invariants could see them
 	runPipeline(r, pipeConfig{mode: modeLean, checkOnly: true, payloadCheck: opt.Payload}, func(b *batch) bool {
-		for i, l := range b.lines {
-			res := &b.res[i]
-			n++
-			if len(errs) >= MaxErrors {
-				errs = append(errs, &Error{File: file, Line: l.num, Code: TooManyErrors,
-					Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", MaxErrors)})
-				return false
-			}
-			if l.torn {
-				errs = append(errs, tornTail(file, l.num, l.b-l.a))
-				return false
-			}
-			if res.err != nil {
-				res.err.File, res.err.Line = file, l.num
-				errs = append(errs, res.err)
-				undecoded++
-				continue
-			}
-			if res.perr != nil {
-				res.perr.File, res.perr.Line = file, l.num
-				errs = append(errs, res.perr)
-			}
-			ev := &res.ev
-			want, cerr := groups.check(ev)
-			if cerr != nil && undecoded > 0 && isCascade(cerr.Code, ev.Sequence, want, undecoded) {
-				// An earlier line was already reported as undecodable; a gap
-				// or a missing parent it explains would only repeat it.
-				cerr = nil
-			}
-			if cerr != nil && len(errs) >= MaxErrors {
-				// The line's payload problem was the last one there is room for.
-				errs = append(errs, &Error{File: file, Line: l.num, Code: TooManyErrors,
-					Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", MaxErrors)})
-				return false
-			}
-			if cerr != nil {
-				cerr.File, cerr.Line = file, l.num
-				cerr.EventID = string([]byte(cerr.EventID))
-				errs = append(errs, cerr)
-				if cerr.Code == ReadFailed {
-					return false // the runs' state is lost: nothing after this can be checked
-				}
-			}
-		}
-		if b.readErr != nil {
-			errs = append(errs, asError(b.readErr, file, 0))
+		return c.batch(b.lines, b.res, b.readErr)
+	})
+	return c.finish()
+}
+
+// fileCheck is the sequential part of Validate for one file: each line's
+// verdict from the workers, then the invariants of its run, in file order,
+// with the problems gathered up to MaxErrors. Validate and CheckFiles
+// share it, so that both report the same problems in the same order.
+type fileCheck struct {
+	file      string
+	groups    *runGroups
+	errs      []*Error
+	n         int // lines seen
+	undecoded int // lines that failed before the invariants could see them
+	stopped   bool
+}
+
+// batch checks the lines of one batch (res[i] is the workers' verdict on
+// lines[i]; readErr what ended the input after them) and reports whether
+// the checks go on.
+func (c *fileCheck) batch(lines []batchLine, res []lineResult, readErr error) bool {
+	if c.stopped {
+		return false
+	}
+	for i, l := range lines {
+		if !c.line(l, &res[i]) {
+			c.stopped = true
 			return false
 		}
-		return true
-	})
-	if n == 0 && len(errs) == 0 {
-		errs = append(errs, &Error{File: file, Code: EmptyJournal, Msg: "file holds no event"})
 	}
-	return errs
+	if readErr != nil {
+		c.errs = append(c.errs, asError(readErr, c.file, 0))
+		c.stopped = true
+		return false
+	}
+	return true
+}
+
+// line checks one line; false stops the checks.
+func (c *fileCheck) line(l batchLine, res *lineResult) bool {
+	file := c.file
+	c.n++
+	if len(c.errs) >= MaxErrors {
+		c.errs = append(c.errs, &Error{File: file, Line: l.num, Code: TooManyErrors,
+			Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", MaxErrors)})
+		return false
+	}
+	if l.torn {
+		c.errs = append(c.errs, tornTail(file, l.num, l.b-l.a))
+		return false
+	}
+	if res.err != nil {
+		res.err.File, res.err.Line = file, l.num
+		c.errs = append(c.errs, res.err)
+		c.undecoded++
+		return true
+	}
+	if res.perr != nil {
+		res.perr.File, res.perr.Line = file, l.num
+		c.errs = append(c.errs, res.perr)
+	}
+	ev := &res.ev
+	want, cerr := c.groups.check(ev)
+	if cerr != nil && c.undecoded > 0 && isCascade(cerr.Code, ev.Sequence, want, c.undecoded) {
+		// An earlier line was already reported as undecodable; a gap
+		// or a missing parent it explains would only repeat it.
+		cerr = nil
+	}
+	if cerr != nil && len(c.errs) >= MaxErrors {
+		// The line's payload problem was the last one there is room for.
+		c.errs = append(c.errs, &Error{File: file, Line: l.num, Code: TooManyErrors,
+			Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", MaxErrors)})
+		return false
+	}
+	if cerr != nil {
+		cerr.File, cerr.Line = file, l.num
+		cerr.EventID = string([]byte(cerr.EventID))
+		c.errs = append(c.errs, cerr)
+		if cerr.Code == ReadFailed {
+			return false // the runs' state is lost: nothing after this can be checked
+		}
+	}
+	return true
+}
+
+// finish returns the problems found; a file without lines is EmptyJournal.
+func (c *fileCheck) finish() []*Error {
+	if c.n == 0 && len(c.errs) == 0 {
+		c.errs = append(c.errs, &Error{File: c.file, Code: EmptyJournal, Msg: "file holds no event"})
+	}
+	return c.errs
 }

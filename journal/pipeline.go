@@ -66,6 +66,18 @@ func (g *byteGate) acquire(n int) bool {
 	return !g.closed
 }
 
+// tryAcquire is acquire when it need not wait; false (nothing taken)
+// when it would.
+func (g *byteGate) tryAcquire(n int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed && g.used > 0 && g.used+n > maxInFlight {
+		return false
+	}
+	g.used += n
+	return true
+}
+
 func (g *byteGate) release(n int) {
 	g.mu.Lock()
 	g.used -= n
@@ -101,6 +113,9 @@ type lineResult struct {
 	ca, cb int         // modeLean: canonical bytes are canon[ca:cb]
 	pa, pb int         // modeLean: the payload as written is buf[pa:pb]
 	perr   *Error      // modeLean: what pipeConfig.payloadCheck found wrong with the payload
+	// decoded: CheckFiles gave the line its verdict (it skips the lines
+	// of a file whose checks stopped).
+	decoded bool
 }
 
 type batch struct {

@@ -62,7 +62,7 @@ func (r *Reader) Next() (Line, error) {
 		frag, err := r.r.ReadSlice('\n')
 		if len(r.buf)+len(frag) > r.max+1 { // +1: the newline does not count
 			r.num++
-			r.stopped = &Error{Line: r.num, Code: LineTooLong, Msg: fmt.Sprintf("line is longer than %d bytes; reading stopped", r.max)}
+			r.stopped = &Error{Line: r.num, Code: LineTooLong, Msg: lineTooLongMsg(r.max)}
 			return Line{}, r.stopped
 		}
 		if need := len(r.buf) + len(frag); need > cap(r.buf) {
@@ -97,6 +97,10 @@ func (r *Reader) Next() (Line, error) {
 		r.stopped = &Error{Line: r.num, Code: ReadFailed, Msg: err.Error()}
 		return Line{}, r.stopped
 	}
+}
+
+func lineTooLongMsg(max int) string {
+	return fmt.Sprintf("line is longer than %d bytes; reading stopped", max)
 }
 
 // isBlank reports whether a line holds only JSON whitespace.

@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
@@ -117,17 +118,6 @@ func DiffBytes(expected, actual []byte, expName, actName string, opt Options) *R
 // both.
 func Diff(expected, actual Input, opt Options) *Report {
 	opt = opt.withDefaults()
-	// Neither side is parsed as it is read: the comparison parses the
-	// lines it must (see pair).
-	es := newSource(expected, !opt.Tolerant && !opt.NoValidate, opt.Tolerant || opt.NoValidate, false)
-	es.compile = opt.Tolerant && !opt.Bytes && !slowPaths
-	as := newSource(actual, !opt.NoValidate, opt.NoValidate, false)
-	// The actual lines are keyed as they are compared: most are the
-	// expected line they meet, or match it when that is a golden, and its
-	// key then gives theirs (differ.resolve).
-	as.lazyKey = (es.compile || !opt.Tolerant && !opt.NoValidate) && !slowPaths
-	go es.run()
-	go as.run()
 	d := &differ{
 		opt:   opt,
 		m:     tolerant.NewMatcher(opt.Tolerant),
@@ -143,15 +133,16 @@ func Diff(expected, actual Input, opt Options) *Report {
 	if opt.NoLineDiff {
 		d.h.stop() // no hunk ever opens
 	}
-	d.as = as
-	d.run(&cursor{s: es}, &cursor{s: as})
+	ec, ac, problems := d.open(expected, actual)
+	d.run(ec, ac)
+	eProblems, aProblems := problems()
 	r := d.rep
 	r.Diff = d.h.finish(expected.Name, actual.Name)
 	r.Expected.Runs, r.Actual.Runs = len(d.eRuns), len(d.aRuns)
-	for _, p := range es.problems {
+	for _, p := range eProblems {
 		r.Expected.Problems = append(r.Expected.Problems, problemOf(p))
 	}
-	for _, p := range as.problems {
+	for _, p := range aProblems {
 		r.Actual.Problems = append(r.Actual.Problems, problemOf(p))
 	}
 	r.Expected.Hint = placeholderHint(d.eHole, r.Expected, true)
@@ -168,6 +159,66 @@ func Diff(expected, actual Input, opt Options) *Report {
 	}
 	r.Equal = !r.Invalid() && r.Differences == 0
 	return r
+}
+
+// open starts reading both sides. A side validated as a trace is read
+// by journal.CheckFiles (both, when both are: the lines they share are
+// checked once); a tolerant golden, and a side that is not validated, by a
+// source with the shape check. problems gives each file's problems once
+// both cursors are at their ends.
+func (d *differ) open(expected, actual Input) (ec, ac lineCursor, problems func() (e, a []*journal.Error)) {
+	opt := d.opt
+	checkE, checkA := !opt.Tolerant && !opt.NoValidate, !opt.NoValidate
+	d.ak = &keyScanner{}
+	if slowPaths {
+		return d.openSources(expected, actual, checkE, checkA)
+	}
+	var srcs [2]journal.Source
+	if checkE {
+		srcs[0] = journal.Source{R: expected.R, File: expected.Name}
+	}
+	if checkA {
+		srcs[1] = journal.Source{R: actual.R, File: actual.Name}
+	}
+	if !checkA {
+		return d.openSources(expected, actual, false, false)
+	}
+	f := journal.CheckFiles(srcs[0], srcs[1])
+	// The actual side's refused lines are keyed as they are compared: a
+	// line the expected line it meets has, byte for byte, has its key.
+	ac = &checkedCursor{f: f, side: 1, ks: d.ak, lazy: true}
+	if checkE {
+		ec = &checkedCursor{f: f, side: 0, ks: &keyScanner{}}
+		return ec, ac, func() (e, a []*journal.Error) { return f.Problems(0), f.Problems(1) }
+	}
+	es := d.goldenSource(expected)
+	go es.run()
+	return &cursor{s: es}, ac, func() (e, a []*journal.Error) { return es.problems, f.Problems(1) }
+}
+
+// goldenSource reads a tolerant golden (or an expected file that is not
+// validated) with the shape check; a golden is compiled as it is read.
+func (d *differ) goldenSource(expected Input) *source {
+	es := newSource(expected, false, true, false)
+	es.compile = d.opt.Tolerant && !d.opt.Bytes && !slowPaths
+	return es
+}
+
+// openSources reads each side with a source of its own, a validated one
+// teed into journal.Validate (the way before CheckFiles, kept for
+// slowPaths and for sides that are not validated).
+func (d *differ) openSources(expected, actual Input, checkE, checkA bool) (ec, ac lineCursor, problems func() (e, a []*journal.Error)) {
+	var es *source
+	if checkE {
+		es = newSource(expected, true, false, false)
+	} else {
+		es = d.goldenSource(expected)
+	}
+	as := newSource(actual, checkA, !checkA, false)
+	d.ak = &as.keys
+	go es.run()
+	go as.run()
+	return &cursor{s: es}, &cursor{s: as}, func() (e, a []*journal.Error) { return es.problems, as.problems }
 }
 
 // placeholderHint is what the report says under the problems of a file
@@ -218,8 +269,8 @@ type differ struct {
 	brokenFile string
 	brokenLine int
 
-	as  *source  // the actual side, whose lazy keys resolve reads
-	pre prematch // an actual line matched against the golden line it was keyed by
+	ak  *keyScanner // the actual side's, for the lazy keys resolve reads
+	pre prematch    // an actual line matched against the golden line it was keyed by
 
 	// The first placeholder seen in each file when the expected one is
 	// not read as a tolerant golden (notePlaceholders), and the scratch
@@ -283,7 +334,7 @@ func runOf(runs map[[2]string]int, k key) int {
 	return len(runs) - 1
 }
 
-func (d *differ) run(ec, ac *cursor) {
+func (d *differ) run(ec, ac lineCursor) {
 	e, a := ec.next(), ac.next()
 	d.resolve(a, e)
 	er, ar := 0, 0
@@ -383,7 +434,8 @@ func parsed(l *srcLine) (jsonv.Value, bool) {
 }
 
 func (d *differ) pair(run int, e, a *srcLine) {
-	if !d.opt.Tolerant && bytes.Equal(e.raw, a.raw) {
+	if !d.opt.Tolerant && (e.twin && e.num == a.num || bytes.Equal(e.raw, a.raw)) {
+		// Twins were compared by the reader.
 		d.h.same(e.num, a.num, e.raw)
 		return
 	}
@@ -507,7 +559,7 @@ func (d *differ) resolve(a, e *srcLine) {
 			d.m.Rollback(mark)
 		}
 	}
-	d.as.lineKey(a)
+	d.ak.lineKey(a)
 }
 
 // derive is the key of actual line a, which matched golden line e: e's
@@ -520,15 +572,15 @@ func (d *differ) derive(e, a *srcLine) (key, bool) {
 		switch e.holes[i].Ptr {
 		case "/session_id":
 			from, to := d.m.ActualSpan(i)
-			k.session = d.identityText(a.raw[from:to], d.as.prev.session)
+			k.session = d.identityText(a.raw[from:to], d.ak.prev.session)
 		case "/provenance/run_id":
 			from, to := d.m.ActualSpan(i)
-			k.run = d.identityText(a.raw[from:to], d.as.prev.run)
+			k.run = d.identityText(a.raw[from:to], d.ak.prev.run)
 		case "/provenance", "/sequence", "":
 			return key{}, false
 		}
 	}
-	d.as.prev = k
+	d.ak.prev = k
 	return k, true
 }
 

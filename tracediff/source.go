@@ -49,9 +49,12 @@ type srcLine struct {
 	// be; see tolerant.Compile).
 	holes    []tolerant.Hole
 	compiled bool
-	// lazy: the key is not read yet (source.lazyKey); the comparison
+	// lazy: the key is not read yet (checkedCursor.lazy); the comparison
 	// reads it (differ.resolve).
 	lazy bool
+	// twin: the other file's line of the same number has the same bytes
+	// (journal.CheckedLine.Twin).
+	twin bool
 }
 
 type srcBatch struct {
@@ -69,12 +72,10 @@ type source struct {
 	golden   bool // a tolerant golden: shape-check every line
 	parse    bool // parse every line into val
 	compile  bool // compile every valid line as a tolerant golden
-	lazyKey  bool // leave the keys to the comparison (a validated source that does not parse)
 	check    jsonv.Canonicalizer
-	prov     provCache // scanKey's
+	keys     keyScanner
 	comp     tolerant.Compiler
 
-	prev     key // the last key scanned, for reuse
 	out      chan *srcBatch
 	free     chan *srcBatch
 	problems []*journal.Error
@@ -187,22 +188,18 @@ func (s *source) fill(l *srcLine, shape *shapeChecker, b *srcBatch) {
 		}
 		return
 	}
-	if s.lazyKey && shape == nil && !s.parse {
-		l.lazy = true
-		return
-	}
 	if !s.parse {
 		switch {
 		case shape == nil:
 			// Validation, beside the read, judges the line.
-			if l.k, l.keyOK = scanKey(l.raw, &s.prev, &s.prov); l.keyOK {
+			if l.k, l.keyOK = scanKey(l.raw, &s.keys.prev, &s.keys.prov); l.keyOK {
 				return
 			}
 		case s.valid(l, b):
 			// Valid JSON, as Parse would say, without a tree: the shape
 			// check needs only the key, unless the sequence is out of
 			// place (then the full check below explains it).
-			if k, ok := scanKey(l.raw, &s.prev, &s.prov); ok && shape.inOrder(k) {
+			if k, ok := scanKey(l.raw, &s.keys.prev, &s.keys.prov); ok && shape.inOrder(k) {
 				l.k, l.keyOK = k, true
 				return
 			}
@@ -221,18 +218,6 @@ func (s *source) fill(l *srcLine, shape *shapeChecker, b *srcBatch) {
 	l.k, l.keyOK = keyOf(v)
 	if shape != nil {
 		shape.check(l, v)
-	}
-}
-
-// lineKey reads the key of a line of a validated source that does not
-// parse, as fill does; for lazy keys, on the comparison's goroutine.
-func (s *source) lineKey(l *srcLine) {
-	l.lazy = false
-	if l.k, l.keyOK = scanKey(l.raw, &s.prev, &s.prov); l.keyOK {
-		return
-	}
-	if v, err := jsonv.Parse(l.raw); err == nil {
-		l.k, l.keyOK = keyOf(v)
 	}
 }
 

@@ -1,0 +1,572 @@
+package journal
+
+// CheckFiles: Validate of one or two files whose lines a caller also reads
+// (tracediff compares two traces), in one read of each.
+//
+// Each file has a reader goroutine that reads straight into the buffers
+// of its batches ("halves": a pair of them, one per file, is a job) and a
+// fixed pool of them; a pairer joins the next batch of each file into one
+// job when their lines overlap, and the workers check a job's lines. A
+// line whose bytes are those of the other file's line of the same number
+// is checked once for both: two versions of one trace are mostly the same
+// lines, and a line's verdict depends on its bytes alone. The invariants
+// of each file's runs are then checked in file order, as Validate does
+// (fileCheck), before the batch goes to the caller, who walks the files
+// at its own pace (Next) and gives each batch back when done with it.
+//
+// The caller may need many lines of one file before the next of the other
+// (events only one file has): each file's pool is its own, and the pairer
+// sends a batch of one file alone when the other's reader is stuck on an
+// empty pool while the caller waits for the first (see pairer.lone).
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+const (
+	// halfPool is the batches per file. The caller holds one per file,
+	// the workers a few: with 2 cores, 6 keep both busy.
+	halfPool = 6
+	// readChunk is the least a read asks for: the bytes read past a
+	// batch's last line move to the next batch.
+	readChunk = 64 << 10
+)
+
+// Source is one file for CheckFiles: nil R means no such file.
+type Source struct {
+	R    io.Reader
+	File string
+}
+
+// CheckedLine is a line as CheckFiles read and judged it.
+type CheckedLine struct {
+	Num  int
+	Raw  []byte // without its newline; valid until the batch is given back
+	Torn bool   // the last line, without a newline
+	// Event is set when the line is a schema-valid event (its run's
+	// invariants aside); its sequence and run identity are then these.
+	Event     bool
+	Sequence  int64
+	SessionID string
+	RunID     string
+	// Twin: the other file's line of the same number has the same bytes.
+	Twin bool
+}
+
+// Files is a CheckFiles in progress.
+type Files struct {
+	sides [2]*side
+	work  chan *job
+	order chan *job
+	wake  chan struct{}
+}
+
+// side is one file's state.
+type side struct {
+	src   Source
+	free  chan *half
+	ready chan *half // read, for the pairer; closed at the end
+	out   chan *half // checked, for the caller; closed at the end
+	gate  byteGate
+	check fileCheck
+	// stopped is set once the file's checks stopped: its later lines
+	// need no verdict.
+	stopped atomic.Bool
+	// blocked: the reader waits for a batch back (the pool is empty, or
+	// the bytes in flight are at their bound).
+	blocked atomic.Bool
+	// sent and taken count the batches the pairer sent and the caller
+	// received: equal, the caller has every batch of the file sent so far.
+	sent, taken atomic.Int64
+	cur         *half // the caller's
+	problems    []*Error
+}
+
+// half is a batch of one file's lines.
+type half struct {
+	buf     []byte
+	lines   []batchLine
+	res     []lineResult
+	twin    []bool
+	out     []CheckedLine
+	readErr error
+}
+
+func (h *half) first() int { return h.lines[0].num }
+func (h *half) last() int  { return h.lines[len(h.lines)-1].num }
+
+// job is what the workers check together: a batch of either file or both.
+type job struct {
+	h    [2]*half
+	end  int // 1+side: the marker that the side has no more batches
+	done chan struct{}
+}
+
+// CheckFiles starts reading and checking a and b (either may have no
+// reader). Every problem is found as Validate finds it, in the same order;
+// Problems gives them once Next has returned the file's last batch. The
+// caller must read both files to the end (Next until nil).
+func CheckFiles(a, b Source) *Files {
+	f := &Files{wake: make(chan struct{}, 1)}
+	workers := runtime.GOMAXPROCS(0)
+	f.work = make(chan *job, 2*halfPool+2)
+	f.order = make(chan *job, 2*halfPool+2)
+	for i, src := range []Source{a, b} {
+		s := &side{src: src, free: make(chan *half, halfPool), ready: make(chan *half, halfPool),
+			out: make(chan *half, halfPool)}
+		s.gate.cond.L = &s.gate.mu
+		s.check = fileCheck{file: src.File, groups: newRunGroups()}
+		f.sides[i] = s
+		for j := 0; j < halfPool; j++ {
+			s.free <- &half{}
+		}
+		if src.R == nil {
+			close(s.ready)
+			continue
+		}
+		go f.read(s)
+	}
+	go f.pair()
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sc lineScanner
+			sc.checkOnly = true
+			for j := range f.work {
+				f.process(j, &sc)
+				j.done <- struct{}{}
+			}
+		}()
+	}
+	go f.deliver()
+	return f
+}
+
+// Next gives back the side's previous batch (0 is a, 1 is b) and returns
+// the next one's lines, nil after the last.
+func (f *Files) Next(sideIdx int) []CheckedLine {
+	s := f.sides[sideIdx]
+	for {
+		f.giveBack(s)
+		h, ok := <-s.out
+		if !ok {
+			return nil
+		}
+		s.cur = h
+		if s.taken.Add(1) == s.sent.Load() {
+			f.poke() // the pairer may have to send the other file's batches alone
+		}
+		if len(h.out) > 0 { // not only an error
+			return h.out
+		}
+	}
+}
+
+// giveBack returns the caller's batch of the side to its pool.
+func (f *Files) giveBack(s *side) {
+	h := s.cur
+	if h == nil {
+		return
+	}
+	s.cur = nil
+	s.gate.release(len(h.buf))
+	clear(h.out) // drop references to the caller's lines
+	dropped := cap(h.buf) > bigBatch
+	if dropped {
+		h.buf = nil
+	}
+	s.free <- h
+	if dropped {
+		// As in runPipeline: a very long line's buffer is garbage now;
+		// collect it before the next such line is read.
+		runtime.GC()
+	}
+}
+
+// Problems returns the problems of the side's file, nil when it is valid;
+// only after Next has returned nil for it.
+func (f *Files) Problems(sideIdx int) []*Error { return f.sides[sideIdx].problems }
+
+func (f *Files) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// getHalf takes a batch from the side's pool, saying so while it waits.
+func (f *Files) getHalf(s *side) *half {
+	select {
+	case h := <-s.free:
+		return h
+	default:
+	}
+	s.blocked.Store(true)
+	f.poke()
+	h := <-s.free
+	s.blocked.Store(false)
+	return h
+}
+
+// acquire takes n bytes of the side's gate, saying so while it waits.
+func (f *Files) acquire(s *side, n int) {
+	if s.gate.tryAcquire(n) {
+		return
+	}
+	s.blocked.Store(true)
+	f.poke()
+	s.gate.acquire(n)
+	s.blocked.Store(false)
+}
+
+// read cuts the side's file into batches.
+func (f *Files) read(s *side) {
+	defer close(s.ready)
+	rd := halfReader{r: s.src.R, max: DefaultMaxLineBytes}
+	for {
+		h := f.getHalf(s)
+		h.lines, h.readErr = h.lines[:0], nil
+		f.acquire(s, 0) // read on only while the bytes in flight are under the bound
+		end := rd.fill(h)
+		if len(h.lines) == 0 && h.readErr == nil {
+			s.free <- h
+			return
+		}
+		f.acquire(s, len(h.buf))
+		s.ready <- h
+		if end {
+			if h.readErr != nil && rd.tooLong {
+				// The old reader read on to the end, and a caller teeing the
+				// input (a policy check) expects all of it.
+				io.Copy(io.Discard, s.src.R)
+			}
+			return
+		}
+	}
+}
+
+// pair joins the sides' batches into jobs, in each side's order.
+func (f *Files) pair() {
+	defer close(f.work)
+	defer close(f.order)
+	var next [2]*half
+	var ended [2]bool
+	for {
+		for i, s := range f.sides {
+			if next[i] != nil || ended[i] {
+				continue
+			}
+			select {
+			case h, ok := <-s.ready:
+				if ok {
+					next[i] = h
+				} else {
+					ended[i] = true
+					f.order <- &job{end: i + 1}
+				}
+			default:
+			}
+		}
+		if ended[0] && ended[1] {
+			return
+		}
+		a, b := next[0], next[1]
+		switch {
+		case a != nil && len(a.lines) == 0: // only an error
+			f.send(a, nil)
+			next[0] = nil
+			continue
+		case b != nil && len(b.lines) == 0:
+			f.send(nil, b)
+			next[1] = nil
+			continue
+		case a != nil && b != nil:
+			switch {
+			case a.last() < b.first():
+				f.send(a, nil)
+				next[0] = nil
+			case b.last() < a.first():
+				f.send(nil, b)
+				next[1] = nil
+			default:
+				f.send(a, b)
+				next[0], next[1] = nil, nil
+			}
+			continue
+		case a != nil && (ended[1] || f.lone(0)):
+			f.send(a, nil)
+			next[0] = nil
+			continue
+		case b != nil && (ended[0] || f.lone(1)):
+			f.send(nil, b)
+			next[1] = nil
+			continue
+		}
+		var ra, rb <-chan *half
+		if next[0] == nil && !ended[0] {
+			ra = f.sides[0].ready
+		}
+		if next[1] == nil && !ended[1] {
+			rb = f.sides[1].ready
+		}
+		select {
+		case h, ok := <-ra:
+			if ok {
+				next[0] = h
+			} else {
+				ended[0] = true
+				f.order <- &job{end: 1}
+			}
+		case h, ok := <-rb:
+			if ok {
+				next[1] = h
+			} else {
+				ended[1] = true
+				f.order <- &job{end: 2}
+			}
+		case <-f.wake:
+		}
+	}
+}
+
+// lone reports whether side i's batch must go without the other side's:
+// the caller has every batch of side i sent so far (it may be waiting for
+// the next), and the other side's reader waits for a batch back, which
+// only the caller can give, so waiting for the other side's batch could
+// wait for ever. The caller then walks side i alone (events only that file
+// has), and the other side follows when it comes back to it.
+func (f *Files) lone(i int) bool {
+	s, o := f.sides[i], f.sides[1-i]
+	return o.blocked.Load() && s.taken.Load() == s.sent.Load()
+}
+
+func (f *Files) send(a, b *half) {
+	j := &job{h: [2]*half{a, b}, done: make(chan struct{}, 1)}
+	for i, h := range j.h {
+		if h != nil {
+			f.sides[i].sent.Add(1)
+		}
+	}
+	f.order <- j
+	f.work <- j
+}
+
+// process gives every line of the job its verdict, once for twin lines.
+func (f *Files) process(j *job, sc *lineScanner) {
+	a, b := j.h[0], j.h[1]
+	var skip [2]bool
+	for i, h := range j.h {
+		if h == nil {
+			continue
+		}
+		skip[i] = f.sides[i].stopped.Load()
+		if cap(h.res) < len(h.lines) {
+			h.res = make([]lineResult, len(h.lines))
+			h.twin = make([]bool, len(h.lines))
+		}
+		h.res, h.twin = h.res[:len(h.lines)], h.twin[:len(h.lines)]
+		clear(h.twin)
+	}
+	if a != nil && !skip[0] {
+		for i := range a.lines {
+			a.decode(i, sc)
+		}
+	}
+	if b == nil || skip[1] {
+		return
+	}
+	for i, l := range b.lines {
+		if a != nil && !skip[0] && len(a.lines) > 0 {
+			if k := l.num - a.first(); k >= 0 && k < len(a.lines) && a.same(k, b, i) {
+				b.res[i] = a.res[k]
+				if e := a.res[k].err; e != nil {
+					c := *e // each file's error names its file
+					b.res[i].err = &c
+				}
+				b.twin[i], a.twin[k] = true, true
+				continue
+			}
+		}
+		b.decode(i, sc)
+	}
+}
+
+// same reports whether line i of h and line j of o are the same bytes,
+// neither of them torn.
+func (h *half) same(i int, o *half, j int) bool {
+	l, m := h.lines[i], o.lines[j]
+	return !l.torn && !m.torn && bytes.Equal(h.buf[l.a:l.b], o.buf[m.a:m.b])
+}
+
+// decode is the workers' verdict on line i, as batch.process gives it to
+// Validate.
+func (h *half) decode(i int, sc *lineScanner) {
+	res := &h.res[i]
+	*res = lineResult{decoded: true}
+	l := h.lines[i]
+	if l.torn {
+		return
+	}
+	raw := h.buf[l.a:l.b]
+	var out leanLine
+	if _, ok := sc.scan(nil, raw, &out); ok {
+		res.ev = out.ev
+		return
+	}
+	_, ev, _, err := decodeEnvelope(&sc.canon, raw)
+	if err != nil {
+		res.err = err
+		return
+	}
+	res.ev = ev
+}
+
+// deliver checks each file's runs in order and hands the batches to the
+// caller.
+func (f *Files) deliver() {
+	for j := range f.order {
+		if j.end != 0 {
+			s := f.sides[j.end-1]
+			s.check.groups.close()
+			if s.src.R != nil {
+				s.problems = s.check.finish()
+			}
+			close(s.out)
+			continue
+		}
+		<-j.done
+		// Both sides are checked before either goes to the caller: a twin
+		// line's event aliases the first side's buffer.
+		for i, h := range j.h {
+			if s := f.sides[i]; h != nil && !s.check.batch(h.lines, h.res, h.readErr) {
+				s.stopped.Store(true)
+			}
+		}
+		for _, h := range j.h {
+			if h != nil {
+				h.fillOut()
+			}
+		}
+		for i, h := range j.h {
+			if h != nil {
+				f.sides[i].out <- h
+			}
+		}
+	}
+}
+
+// fillOut writes the lines as the caller sees them.
+func (h *half) fillOut() {
+	if cap(h.out) < len(h.lines) {
+		h.out = make([]CheckedLine, len(h.lines))
+	}
+	h.out = h.out[:len(h.lines)]
+	for i, l := range h.lines {
+		c := CheckedLine{Num: l.num, Raw: h.buf[l.a:l.b:l.b], Torn: l.torn}
+		if i < len(h.res) && i < len(h.twin) {
+			c.Twin = h.twin[i]
+			if r := &h.res[i]; r.decoded && !l.torn && r.err == nil {
+				c.Event, c.Sequence, c.SessionID, c.RunID = true, r.ev.Sequence, r.ev.SessionID, r.ev.Provenance.RunID
+			}
+		}
+		h.out[i] = c
+	}
+	clear(h.res) // drop references to the events' strings
+}
+
+// halfReader fills batches from a reader with the lines, line numbers,
+// torn tails, line limit and errors of Reader, reading into the batch's
+// own buffer (Reader copies each line twice).
+type halfReader struct {
+	r       io.Reader
+	max     int
+	num     int
+	carry   []byte // read past the last batch's last line
+	err     error  // the reader's error, once it gave one
+	empty   int    // reads in a row that gave nothing
+	tooLong bool
+}
+
+// fill reads lines into h until it holds about batchBytes or batchLines,
+// and reports whether the input ended (h.readErr says why, nil at EOF).
+func (r *halfReader) fill(h *half) (end bool) {
+	if cap(h.buf) < batchBytes+readChunk {
+		h.buf = make([]byte, 0, batchBytes+readChunk)
+	}
+	h.buf = append(h.buf[:0], r.carry...)
+	r.carry = r.carry[:0]
+	start, scan := 0, 0 // the next line's first byte; where to look for its newline
+	for {
+		for {
+			k := bytes.IndexByte(h.buf[scan:], '\n')
+			if k < 0 {
+				break
+			}
+			e := scan + k
+			if e-start > r.max {
+				return r.stop(h, &Error{Line: r.num + 1, Code: LineTooLong, Msg: lineTooLongMsg(r.max)}, true)
+			}
+			r.num++
+			h.lines = append(h.lines, batchLine{num: r.num, a: start, b: e})
+			start, scan = e+1, e+1
+			if len(h.lines) >= batchLines || start >= batchBytes {
+				r.carry = append(r.carry, h.buf[start:]...)
+				h.buf = h.buf[:start]
+				return false
+			}
+		}
+		scan = len(h.buf)
+		if len(h.buf)-start > r.max+1 {
+			return r.stop(h, &Error{Line: r.num + 1, Code: LineTooLong, Msg: lineTooLongMsg(r.max)}, true)
+		}
+		if r.err != nil {
+			if r.err != io.EOF {
+				return r.stop(h, &Error{Line: r.num + 1, Code: ReadFailed, Msg: r.err.Error()}, false)
+			}
+			if start < len(h.buf) {
+				r.num++
+				h.lines = append(h.lines, batchLine{num: r.num, a: start, b: len(h.buf), torn: true})
+			}
+			return true
+		}
+		if cap(h.buf)-len(h.buf) < readChunk {
+			if len(h.lines) > 0 {
+				// A long line is coming: it starts the next batch.
+				r.carry = append(r.carry, h.buf[start:]...)
+				h.buf = h.buf[:start]
+				return false
+			}
+			nb := make([]byte, len(h.buf), 2*cap(h.buf))
+			copy(nb, h.buf)
+			h.buf = nb
+		}
+		n, err := r.r.Read(h.buf[len(h.buf):cap(h.buf)])
+		h.buf = h.buf[:len(h.buf)+n]
+		switch {
+		case err != nil:
+			r.err = err
+		case n == 0:
+			if r.empty++; r.empty >= 100 {
+				r.err = io.ErrNoProgress // as bufio says
+			}
+		default:
+			r.empty = 0
+		}
+	}
+}
+
+// stop ends the input at an error: the lines before it are h's.
+func (r *halfReader) stop(h *half, err *Error, tooLong bool) bool {
+	h.buf = h.buf[:0]
+	if len(h.lines) > 0 {
+		h.buf = h.buf[:h.lines[len(h.lines)-1].b]
+	}
+	h.readErr, r.tooLong = err, tooLong
+	return true
+}
