@@ -159,6 +159,11 @@ func (f *Files) Next(sideIdx int) []CheckedLine {
 			return nil
 		}
 		s.cur = h
+		// The caller's batch no longer counts against the bound: with
+		// lines longer than half of it, the next line of each file could
+		// not be read while the caller compares the last ones, and every
+		// line would go alone (checked twice, read and checked in turn).
+		s.gate.release(len(h.buf))
 		if s.taken.Add(1) == s.sent.Load() {
 			f.poke() // the pairer may have to send the other file's batches alone
 		}
@@ -175,7 +180,6 @@ func (f *Files) giveBack(s *side) {
 		return
 	}
 	s.cur = nil
-	s.gate.release(len(h.buf))
 	clear(h.out) // drop references to the caller's lines
 	dropped := cap(h.buf) > bigBatch
 	if dropped {
