@@ -591,15 +591,17 @@ func pad(n int) string {
 // write sends a rendered response: a body, or each event flushed on its
 // own so the client reads real deltas.
 func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
+	// Keys already in canonical form, assigned without Set's
+	// canonicalization: these headers are set on every answer.
 	h := w.Header()
-	h.Set("Content-Type", resp.ContentType)
+	h["Content-Type"] = []string{resp.ContentType}
 	requestID(h, api, turn)
 	if resp.Events == nil {
-		h.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+		h["Content-Length"] = []string{strconv.Itoa(len(resp.Body))}
 		w.Write(resp.Body)
 		return
 	}
-	h.Set("Cache-Control", "no-cache")
+	h["Cache-Control"] = []string{"no-cache"}
 	w.WriteHeader(http.StatusOK)
 	f, _ := w.(http.Flusher)
 	for _, ev := range resp.Events {
@@ -616,9 +618,9 @@ func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
 // request-id, OpenAI's x-request-id.
 func requestID(h http.Header, api wire.API, turn int) {
 	if api == wire.AnthropicMessages {
-		h.Set("request-id", "req_tracecheck_"+pad(turn))
+		h["Request-Id"] = []string{"req_tracecheck_" + pad(turn)}
 	} else {
-		h.Set("x-request-id", "req_tracecheck_"+pad(turn))
+		h["X-Request-Id"] = []string{"req_tracecheck_" + pad(turn)}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
+	"github.com/tracecheck/tracecheck/scenarios"
 )
 
 // countingWriter counts Write calls and can fail.
@@ -147,6 +148,17 @@ func TestWriteMatchesAppend(t *testing.T) {
 				}
 			}
 			t.Fatalf("Write wrote %d lines, Append %d", len(bl), len(al))
+		}
+	}
+}
+
+// TestAppendStampIsStamp: the hand-written timestamp is the layout's, at
+// the clock start, across minute, hour, day, month and year boundaries and
+// far out.
+func TestAppendStampIsStamp(t *testing.T) {
+	for _, n := range []int64{0, 1, 59, 60, 3599, 3600, 86399, 86400, 31 * 86400, 143 * 86400, 365 * 86400, 1 << 31, 250 * 365 * 86400, -1, -86400} {
+		if got, want := string(appendStamp(nil, n)), scenarios.Stamp(n); got != want {
+			t.Errorf("appendStamp(%d) = %s, want %s", n, got, want)
 		}
 	}
 }
