@@ -192,6 +192,12 @@ func (d *differ) open(expected, actual Input) (ec, ac lineCursor, problems func(
 		return ec, ac, func() (e, a []*journal.Error) { return f.Problems(0), f.Problems(1) }
 	}
 	es := d.goldenSource(expected)
+	if es.compile {
+		// Checked as it is compared, against the validated lines.
+		es.lex, d.gc = true, newGoldenCheck(es)
+		go es.run()
+		return &cursor{s: es}, ac, func() (e, a []*journal.Error) { return d.gc.problems(), f.Problems(1) }
+	}
 	go es.run()
 	return &cursor{s: es}, ac, func() (e, a []*journal.Error) { return es.problems, f.Problems(1) }
 }
@@ -269,8 +275,9 @@ type differ struct {
 	brokenFile string
 	brokenLine int
 
-	ak  *keyScanner // the actual side's, for the lazy keys resolve reads
-	pre prematch    // an actual line matched against the golden line it was keyed by
+	ak  *keyScanner  // the actual side's, for the lazy keys resolve reads
+	gc  *goldenCheck // a lexed golden's check (settle)
+	pre prematch     // an actual line matched against the golden line it was keyed by
 
 	// The first placeholder seen in each file when the expected one is
 	// not read as a tolerant golden (notePlaceholders), and the scratch
@@ -336,6 +343,7 @@ func runOf(runs map[[2]string]int, k key) int {
 
 func (d *differ) run(ec, ac lineCursor) {
 	e, a := ec.next(), ac.next()
+	d.settle(e, a)
 	d.resolve(a, e)
 	er, ar := 0, 0
 	if e != nil {
@@ -370,22 +378,35 @@ func (d *differ) run(ec, ac lineCursor) {
 			d.m.Rollback(d.pre.mark)
 			d.pre = prematch{}
 		}
+		// Both lines are taken before either is placed: a golden line is
+		// settled against the actual line at hand.
+		newE, newA := false, false
 		if c <= 0 {
 			d.lastE = e.num
-			if e = ec.next(); e != nil {
-				er = d.place(e, d.eRuns, &d.rep.Expected)
-			}
+			e = ec.next()
+			newE = e != nil
 		}
 		if c >= 0 {
 			d.lastA = a.num
-			if a = ac.next(); a != nil {
-				d.resolve(a, e)
-				ar = d.place(a, d.aRuns, &d.rep.Actual)
-			}
+			a = ac.next()
+			newA = a != nil
+		}
+		if newE {
+			d.settle(e, a)
+		}
+		if newA {
+			d.resolve(a, e)
+		}
+		if newE {
+			er = d.place(e, d.eRuns, &d.rep.Expected)
+		}
+		if newA {
+			ar = d.place(a, d.aRuns, &d.rep.Actual)
 		}
 	}
 	// After a line that cannot be aligned, count the rest.
 	for ; e != nil; e = ec.next() {
+		d.settle(e, nil)
 		d.rep.Expected.Events++
 	}
 	for ; a != nil; a = ac.next() {

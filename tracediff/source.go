@@ -55,6 +55,14 @@ type srcLine struct {
 	// twin: the other file's line of the same number has the same bytes
 	// (journal.CheckedLine.Twin).
 	twin bool
+	// event: the validator found the line a schema-valid event
+	// (journal.CheckedLine.Event).
+	event bool
+	// pending: a golden line read by a lexing source, whose shape check
+	// is the comparison's to run (goldenCheck.settle); tentative: the
+	// lexer read it, and holes and k are what the check gives if the
+	// line is valid JSON.
+	pending, tentative bool
 }
 
 type srcBatch struct {
@@ -72,13 +80,18 @@ type source struct {
 	golden   bool // a tolerant golden: shape-check every line
 	parse    bool // parse every line into val
 	compile  bool // compile every valid line as a tolerant golden
-	check    jsonv.Canonicalizer
-	keys     keyScanner
-	comp     tolerant.Compiler
+	// lex: a golden is only lexed (tolerant.Compiler.Lex), its lines
+	// handed over pending: the comparison checks them, most by matching
+	// them against validated actual lines (differ.settle).
+	lex   bool
+	check jsonv.Canonicalizer
+	keys  keyScanner
+	comp  tolerant.Compiler
 
 	out      chan *srcBatch
 	free     chan *srcBatch
 	problems []*journal.Error
+	readErr  *journal.Error // lex: why the input ended early, for the comparison's check
 }
 
 func newSource(in Input, validate, golden, parse bool) *source {
@@ -129,7 +142,7 @@ func (s *source) run() {
 		r = io.TeeReader(r, &dropWriter{w: pw})
 	}
 	var shape *shapeChecker
-	if s.golden {
+	if s.golden && !s.lex {
 		shape = &shapeChecker{file: s.name, next: map[[2]string]int64{}}
 	}
 	rd := journal.NewReader(r)
@@ -138,13 +151,12 @@ func (s *source) run() {
 	for {
 		l, err := rd.Next()
 		if err != nil {
-			if err != io.EOF && shape != nil {
-				var je *journal.Error
-				if !errors.As(err, &je) {
-					je = &journal.Error{Code: journal.ReadFailed, Msg: err.Error()}
-				}
-				je.File = s.name
-				shape.add(je)
+			switch {
+			case err == io.EOF:
+			case shape != nil:
+				shape.add(s.readProblem(err))
+			case s.lex:
+				s.readErr = s.readProblem(err)
 			}
 			break
 		}
@@ -169,15 +181,26 @@ func (s *source) run() {
 		<-vdone
 	}
 	if shape != nil {
-		if shape.lines == 0 && len(shape.errs) == 0 {
-			shape.errs = append(shape.errs, &journal.Error{File: s.name, Code: journal.EmptyJournal, Msg: "file holds no event"})
-		}
-		s.problems = shape.errs
+		s.problems = shape.end()
 	}
+}
+
+// readProblem is the problem of a read that failed with err.
+func (s *source) readProblem(err error) *journal.Error {
+	var je *journal.Error
+	if !errors.As(err, &je) {
+		je = &journal.Error{Code: journal.ReadFailed, Msg: err.Error()}
+	}
+	je.File = s.name
+	return je
 }
 
 // fill sets the line's key, and its value when the source parses.
 func (s *source) fill(l *srcLine, shape *shapeChecker, b *srcBatch) {
+	if s.lex {
+		s.lexLine(l, b)
+		return
+	}
 	if shape != nil {
 		shape.lines++
 	}
@@ -232,6 +255,26 @@ func (s *source) valid(l *srcLine, b *srcBatch) bool {
 	b.holes, b.ptrs, l.compiled, err = s.comp.Check(b.holes, b.ptrs, l.raw)
 	l.holes = b.holes[n:len(b.holes):len(b.holes)]
 	return err == nil
+}
+
+// lexLine reads a golden line in lex mode: its holes and key as the
+// shape check would find them if it is valid, the check itself left to
+// the comparison.
+func (s *source) lexLine(l *srcLine, b *srcBatch) {
+	l.pending = true
+	if l.torn {
+		return
+	}
+	n := len(b.holes)
+	var ok bool
+	if b.holes, b.ptrs, ok = s.comp.Lex(b.holes, b.ptrs, l.raw); ok {
+		l.k, ok = scanKey(l.raw, &s.keys.prev, &s.keys.prov)
+	}
+	if !ok {
+		b.holes = b.holes[:n]
+		return
+	}
+	l.holes, l.tentative = b.holes[n:len(b.holes):len(b.holes)], true
 }
 
 // keyOf reads the key from a parsed event: the sequence must be an integer
@@ -296,6 +339,15 @@ func (c *shapeChecker) add(e *journal.Error) {
 		c.errs = append(c.errs, &journal.Error{File: c.file, Line: e.Line, Code: journal.TooManyErrors,
 			Msg: fmt.Sprintf("stopped after %d problems; fix these and run again", journal.MaxErrors)})
 	}
+}
+
+// end is the file's problems once every line is checked: a file with no
+// line holds no event.
+func (c *shapeChecker) end() []*journal.Error {
+	if c.lines == 0 && len(c.errs) == 0 {
+		c.errs = append(c.errs, &journal.Error{File: c.file, Code: journal.EmptyJournal, Msg: "file holds no event"})
+	}
+	return c.errs
 }
 
 func (c *shapeChecker) lineError(line int, raw []byte, err error) {

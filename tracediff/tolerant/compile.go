@@ -54,6 +54,7 @@ type Compiler struct {
 	// FirstPlaceholder's scratch.
 	firstHoles []Hole
 	firstPtrs  []byte
+	lex        lexer
 }
 
 // Check validates line as jsonv.Parse does (err is Parse's error) and
@@ -69,13 +70,28 @@ func (k *Compiler) Check(holes []Hole, ptrs []byte, line []byte) (_ []Hole, _ []
 // VisitString looks at one string value of the line: a literal, or a
 // hole.
 func (k *Compiler) VisitString(a, b int, esc bool, p jsonv.Path) {
-	if !k.ok {
+	if !k.ok || plainLiteral(k.line[a:b], esc) {
 		return
 	}
-	if raw := k.line[a:b]; !esc && len(raw) > 3 && raw[0] != '{' && bytes.IndexByte(raw, '[') < 0 {
-		return // a literal (Classify reads every hole in a '[', '{', '\\' or "...")
-	}
-	t := text(k.line[a:b], esc)
+	k.visit(a, b, text(k.line[a:b], esc), p)
+}
+
+// plainLiteral reports whether the string content raw is a literal at a
+// glance: Classify reads every hole in a '[', '{', '\\' or "...".
+func plainLiteral(raw []byte, esc bool) bool {
+	return !esc && len(raw) > 3 && raw[0] != '{' && bytes.IndexByte(raw, '[') < 0
+}
+
+// steps is where a string value stands: jsonv.Path as CheckStrings gives
+// it, or the lexer's (Lex).
+type steps interface {
+	Len() int
+	At(i int) (key []byte, index int)
+}
+
+// visit compiles the string value at a:b, whose text is t: a literal, or
+// a hole at p.
+func (k *Compiler) visit(a, b int, t string, p steps) {
 	kind, arg := Classify(t)
 	if kind == Literal {
 		if t == AnyElements {
