@@ -14,6 +14,7 @@ package tracediff
 // instead.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -84,6 +85,7 @@ type source struct {
 	// handed over pending: the comparison checks them, most by matching
 	// them against validated actual lines (differ.settle).
 	lex   bool
+	lk    tolerant.LexKey // Lex's
 	check jsonv.Canonicalizer
 	keys  keyScanner
 	comp  tolerant.Compiler
@@ -267,14 +269,53 @@ func (s *source) lexLine(l *srcLine, b *srcBatch) {
 	}
 	n := len(b.holes)
 	var ok bool
-	if b.holes, b.ptrs, ok = s.comp.Lex(b.holes, b.ptrs, l.raw); ok {
-		l.k, ok = scanKey(l.raw, &s.keys.prev, &s.keys.prov)
+	if b.holes, b.ptrs, ok = s.comp.Lex(b.holes, b.ptrs, l.raw, &s.lk); ok {
+		l.k, ok = lexedKey(&s.lk, &s.keys.prev)
 	}
 	if !ok {
 		b.holes = b.holes[:n]
 		return
 	}
 	l.holes, l.tentative = b.holes[n:len(b.holes):len(b.holes)], true
+}
+
+// lexedKey is the key scanKey reads from a valid line whose members are
+// lk: a sequence of plain digits, identities written as strings without
+// escapes; ok is false on anything else (scanKey would give up or parse).
+func lexedKey(lk *tolerant.LexKey, prev *key) (key, bool) {
+	seq := lk.Sequence
+	if len(seq) == 0 || len(seq) > 18 {
+		return key{}, false
+	}
+	var k key
+	for _, c := range seq {
+		if c < '0' || c > '9' {
+			return key{}, false
+		}
+		k.seq = k.seq*10 + int64(c-'0')
+	}
+	var ok bool
+	if k.session, ok = lexedIdentity(lk.SessionID, prev.session); !ok {
+		return key{}, false
+	}
+	if k.run, ok = lexedIdentity(lk.RunID, prev.run); !ok {
+		return key{}, false
+	}
+	*prev = k
+	return k, true
+}
+
+// lexedIdentity is the identity of a string value's text v (quotes
+// included), "" when there is none; ok is false when v is not a string
+// without escapes.
+func lexedIdentity(v []byte, prev string) (string, bool) {
+	if v == nil {
+		return "", true
+	}
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return "", false
+	}
+	return reuse(v[1:len(v)-1], prev), true
 }
 
 // keyOf reads the key from a parsed event: the sequence must be an integer

@@ -77,9 +77,13 @@ func (k *Compiler) VisitString(a, b int, esc bool, p jsonv.Path) {
 }
 
 // plainLiteral reports whether the string content raw is a literal at a
-// glance: Classify reads every hole in a '[', '{', '\\' or "...".
+// glance: Classify reads every hole in a '[', '{', '\\' or "...", and an
+// escape other than \u can only make one when it stands first (\\).
 func plainLiteral(raw []byte, esc bool) bool {
-	return !esc && len(raw) > 3 && raw[0] != '{' && bytes.IndexByte(raw, '[') < 0
+	if len(raw) <= 3 || raw[0] == '{' || bytes.IndexByte(raw, '[') >= 0 {
+		return false
+	}
+	return !esc || raw[0] != '\\' && !bytes.Contains(raw, []byte(`\u`))
 }
 
 // steps is where a string value stands: jsonv.Path as CheckStrings gives

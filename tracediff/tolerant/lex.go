@@ -1,6 +1,11 @@
 package tolerant
 
-import "github.com/tracecheck/tracecheck/journal/jsonv"
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/tracecheck/tracecheck/journal/jsonv"
+)
 
 // Lex finds the holes of an expected event as Check does, without checking
 // that the line is JSON: the line is only cut into tokens (strings,
@@ -19,17 +24,39 @@ import "github.com/tracecheck/tracecheck/journal/jsonv"
 // and Check would have compiled it to these holes. That is what lets a
 // golden line matched against a validated actual line skip the strict
 // check.
-func (k *Compiler) Lex(holes []Hole, ptrs []byte, line []byte) (_ []Hole, _ []byte, ok bool) {
+//
+// key is the text of the members a comparison aligns events by, as the
+// lexer met them (nil when it did not): top-level sequence and session_id
+// and provenance's run_id; the caller reads them as it would on a valid
+// line.
+func (k *Compiler) Lex(holes []Hole, ptrs []byte, line []byte, key *LexKey) (_ []Hole, _ []byte, ok bool) {
 	k.line, k.holes, k.ptrs, k.ok = line, holes, ptrs, true
+	*key = LexKey{}
+	k.lex.key = key
 	ok = k.lex.run(k, line) && k.ok
 	holes, ptrs = k.holes, k.ptrs
-	k.line, k.holes, k.ptrs = nil, nil, nil
+	k.line, k.holes, k.ptrs, k.lex.key = nil, nil, nil, nil
 	return holes, ptrs, ok
+}
+
+// LexKey is the value text (quotes included) of an event's alignment
+// members, as Lex met them.
+type LexKey struct {
+	Sequence, SessionID, RunID []byte
 }
 
 // lexer is Lex's state: the containers open around the current token.
 type lexer struct {
 	stack []lexFrame
+	key   *LexKey
+	// want is where the next value goes (a key member's); provNext: the
+	// next value is the top-level provenance; prov is the depth of that
+	// object while it is open (0: none).
+	want     *[]byte
+	provNext bool
+	prov     int
+	memo     []memoSlot  // top-level values read before (lexmemo.go)
+	pending  memoPending // the top-level value being read, to remember
 }
 
 // lexFrame is one open container: in an object the current member's key
@@ -53,67 +80,115 @@ func (x *lexer) At(i int) ([]byte, int) {
 }
 
 // run cuts line into tokens and hands each string value that is not a
-// plain literal to k.visit; false when it gives up.
+// plain literal to k.visit; false when it gives up. It reads only the
+// bytes that make the structure (marks: quotes, brackets, commas; a
+// backslash outside strings gives up) and a key is the string a ':'
+// follows: which is what they are in valid JSON.
 func (x *lexer) run(k *Compiler, line []byte) bool {
-	x.stack = x.stack[:0]
-	wantKey := false // in an object, before a member's key
-	var prev byte    // the last token outside strings: a bracket, separator, '"' or 'v' (a number or literal)
-	for i := 0; i < len(line); {
-		c := line[i]
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			i++
-			continue
+	x.stack, x.want, x.provNext, x.prov, x.pending = x.stack[:0], nil, false, 0, memoPending{}
+	for i := nextMark(line, 0); i < len(line); i = nextMark(line, i) {
+		switch c := line[i]; c {
 		case '{', '[':
+			switch {
+			case x.provNext && c == '{':
+				x.prov = len(x.stack) + 1
+			case x.want != nil:
+				*x.want = line[i : i+1] // a container: not what a key is read from
+			}
+			x.want, x.provNext = nil, false
 			x.stack = append(x.stack, lexFrame{obj: c == '{'})
-			wantKey = c == '{'
 		case '}', ']':
 			n := len(x.stack)
 			if n == 0 || x.stack[n-1].obj != (c == '}') {
 				return false
 			}
+			if n == x.prov {
+				x.prov = 0
+			}
 			x.stack = x.stack[:n-1]
-			wantKey = false
+			if n == 2 && x.pending.slot != nil {
+				x.remember(k, line, i+1)
+			}
 		case ',':
 			if n := len(x.stack); n > 0 {
-				f := &x.stack[n-1]
-				f.index++
-				wantKey = f.obj
+				x.stack[n-1].index++
 			}
-		case ':':
-			wantKey = false
 		case '"':
-			end, esc := jsonv.StringEnd(line, i+1)
+			end, esc := quoteEnd(line, i+1)
 			if end >= len(line) {
 				return false
 			}
-			if wantKey {
-				if esc || end == i+1 || len(x.stack) == 0 {
-					return false // a key Path would decode, or an empty one
+			if j := skipWS(line, end+1); j < len(line) && line[j] == ':' {
+				if esc || end == i+1 || len(x.stack) == 0 || !x.stack[len(x.stack)-1].obj {
+					return false // a key Path would decode, or an empty one, or no member
 				}
-				x.stack[len(x.stack)-1].key = line[i+1 : end]
-			} else if !plainLiteral(line[i+1:end], esc) && !x.value(k, line, i, end+1, esc, prev) {
+				vs := skipWS(line, j+1)
+				x.member(line[i+1:end], line, vs)
+				if len(x.stack) == 1 && vs < len(line) && (line[vs] == '{' || line[vs] == '[') {
+					if s := x.slot(line[i+1 : end]); s != nil {
+						if past, ok := x.recall(k, s, line, vs); ok {
+							x.want, x.provNext = nil, false
+							i = past
+							continue
+						}
+					}
+				}
+				i = j + 1
+				continue
+			}
+			if plainLiteral(line[i+1:end], esc) {
+				x.take(line[i : end+1])
+			} else if !x.value(k, line, i, end+1, esc) {
 				return false
 			}
-			i, prev = end+1, '"'
+			i = end + 1
 			continue
-		default:
-			for i++; i < len(line) && !isDelim(line[i]); i++ {
-			}
-			prev = 'v'
-			continue
+		default: // a backslash outside a string
+			return false
 		}
-		prev = c
 		i++
 	}
-	return len(x.stack) == 0
+	return len(x.stack) == 0 && k.ok
 }
 
-// value visits the string value at a:b (quotes included), whose token
-// before it is prev; false when it is a hole that does not stand plainly
-// where a value does, or whose string is not valid JSON.
-func (x *lexer) value(k *Compiler, line []byte, a, b int, esc bool, prev byte) bool {
+// member notes the key of the member whose value starts at line[vs]: an
+// alignment member's value is taken, a scalar one at once (take).
+func (x *lexer) member(name, line []byte, vs int) {
+	x.stack[len(x.stack)-1].key = name
+	x.want, x.provNext = nil, false
+	switch n := len(x.stack); {
+	case n == 1 && string(name) == "sequence":
+		x.want = &x.key.Sequence
+	case n == 1 && string(name) == "session_id":
+		x.want = &x.key.SessionID
+	case n == 1 && string(name) == "provenance":
+		x.provNext = true // its run_id, if the value is an object
+	case n == 2 && n == x.prov && string(name) == "run_id":
+		x.want = &x.key.RunID
+	}
+	if x.want != nil && vs < len(line) && !isMark(line[vs]) {
+		j := vs
+		for j < len(line) && !isDelim(line[j]) {
+			j++
+		}
+		x.take(line[vs:j])
+	}
+}
+
+// take gives the scalar value v to the member that wants it.
+func (x *lexer) take(v []byte) {
+	if x.want != nil {
+		*x.want = v
+	}
+	x.want, x.provNext = nil, false
+}
+
+// value visits the string value at a:b (quotes included); false when it
+// is a hole that does not stand plainly where a value does, or whose
+// string is not valid JSON.
+func (x *lexer) value(k *Compiler, line []byte, a, b int, esc bool) bool {
 	n := len(k.holes)
+	x.take(line[a:b])
 	t := ""
 	if esc {
 		if k.c.Check(line[a:b]) != nil {
@@ -130,21 +205,73 @@ func (x *lexer) value(k *Compiler, line []byte, a, b int, esc bool, prev byte) b
 	if h := k.holes[n]; h.Kind == Glob && !esc && k.c.Check(line[a:b]) != nil {
 		return false // its text is the golden's own: it must be a valid string
 	}
-	if prev != ':' && prev != '[' && prev != ',' {
+	// The bytes around it are outside strings, as they are in the actual
+	// line that matches: a separator before, one after.
+	p := a - 1
+	for p >= 0 && isWS(line[p]) {
+		p--
+	}
+	if p < 0 || line[p] != ':' && line[p] != '[' && line[p] != ',' {
 		return false
 	}
-	j := b
-	for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == '\n' || line[j] == '\r') {
-		j++
-	}
+	j := skipWS(line, b)
 	return j < len(line) && (line[j] == ',' || line[j] == ']' || line[j] == '}')
+}
+
+// The bytes nextMark stops at, 8 at a time: a byte of x equal to c is a
+// zero byte of x^(c*lsb), and in haszero the lowest flag is exact (a
+// borrow only moves up). '[' and ']' are '{' and '}' with bit 5 set.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+func haszero(x uint64) uint64 { return (x - lsb) &^ x & msb }
+
+// nextMark returns the index of the first mark at or after i: a quote,
+// a backslash, a bracket or a comma (len(line) when there is none).
+func nextMark(line []byte, i int) int {
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		y := x | 0x20*lsb
+		if m := haszero(x^'"'*lsb) | haszero(x^'\\'*lsb) | haszero(x^','*lsb) | haszero(y^'{'*lsb) | haszero(y^'}'*lsb); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(line) && !isMark(line[i]); i++ {
+	}
+	return i
+}
+
+// quoteEnd is jsonv.StringEnd, the plain start of the string read here 8
+// bytes at a time.
+func quoteEnd(line []byte, i int) (int, bool) {
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		if m := haszero(x^'"'*lsb) | haszero(x^'\\'*lsb); m != 0 {
+			if i += bits.TrailingZeros64(m) >> 3; line[i] == '"' {
+				return i, false
+			}
+			return jsonv.StringEnd(line, i)
+		}
+	}
+	return jsonv.StringEnd(line, i)
+}
+
+func isMark(c byte) bool {
+	return c == '"' || c == '\\' || c == ',' || c == '{' || c == '}' || c == '[' || c == ']'
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipWS(line []byte, i int) int {
+	for i < len(line) && isWS(line[i]) {
+		i++
+	}
+	return i
 }
 
 // isDelim reports whether c ends a number or literal.
 func isDelim(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '{', '}', '[', ']', ',', ':', '"':
-		return true
-	}
-	return false
+	return isWS(c) || isMark(c) || c == ':'
 }
