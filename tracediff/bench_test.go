@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
 
 // BenchmarkDiff200k diffs two generated 200,000-event traces (bench/tracegen,
@@ -53,4 +55,54 @@ func BenchmarkDiff200k(b *testing.B) {
 	b.Run("same", func(b *testing.B) { run(b, expPath, expPath, Options{}, 0) })
 	b.Run("changes", func(b *testing.B) { run(b, expPath, actPath, Options{}, events/1000-1) })
 	b.Run("tolerant", func(b *testing.B) { run(b, goldenPath, expPath, Options{Tolerant: true}, 0) })
+}
+
+// BenchmarkGoldenLines is the golden side of a tolerant diff alone, on
+// 20,000 generated events and their normalized golden held in memory:
+// "lex" reads the golden's lines as a lexing source does
+// (tolerant.Compiler.Lex), "match" matches each lexed line against its
+// event (MatchHoles, the bindings made as in a diff). MB/s counts the
+// golden's bytes.
+func BenchmarkGoldenLines(b *testing.B) {
+	exp, _ := genPair(b, 20000, 0)
+	var golden bytes.Buffer
+	if problems, err := Normalize(Input{"e", bytes.NewReader(exp)}, &golden); err != nil || problems != nil {
+		b.Fatal(err, problems)
+	}
+	gl := bytes.Split(bytes.TrimSuffix(golden.Bytes(), []byte("\n")), []byte("\n"))
+	al := bytes.Split(bytes.TrimSuffix(exp, []byte("\n")), []byte("\n"))
+	if len(gl) != len(al) {
+		b.Fatalf("%d golden lines, %d events", len(gl), len(al))
+	}
+	var k tolerant.Compiler
+	var key tolerant.LexKey
+	holes := make([][]tolerant.Hole, len(gl))
+	for i, l := range gl {
+		var ok bool
+		if holes[i], _, ok = k.Lex(nil, nil, l, &key); !ok {
+			b.Fatalf("golden line %d not lexed", i+1)
+		}
+	}
+	b.Run("lex", func(b *testing.B) {
+		b.SetBytes(int64(golden.Len()))
+		var hs []tolerant.Hole
+		var ptrs []byte
+		for b.Loop() {
+			for _, l := range gl {
+				hs, ptrs, _ = k.Lex(hs[:0], ptrs[:0], l, &key)
+			}
+		}
+	})
+	b.Run("match", func(b *testing.B) {
+		b.SetBytes(int64(golden.Len()))
+		for b.Loop() {
+			m := tolerant.NewMatcher(true)
+			for i, l := range gl {
+				m.Line = i + 1
+				if ok, _, _ := m.MatchHoles(l, holes[i], al[i]); !ok {
+					b.Fatalf("golden line %d does not match its event", i+1)
+				}
+			}
+		}
+	})
 }

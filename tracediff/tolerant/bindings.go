@@ -30,10 +30,11 @@ type bindings struct {
 
 	// recent: record numbers + 1 of names found or added lately (a run's
 	// session and run names, the last events named as parents), which
-	// are compared before the table is asked.
-	recent      [8]uint32
-	recentNames [8]string // their names (views of the arena)
-	recentN     int
+	// are compared before the table is asked: a slot for each name, chosen
+	// by its length and last bytes (recentSlot), so that a lookup compares
+	// one name, not a list of them.
+	recent      [recentSize]uint32
+	recentNames [recentSize]string // their names (views of the arena)
 }
 
 type table struct {
@@ -56,6 +57,23 @@ const (
 	ownPtr     = 1 << 31
 	maxPtrs    = 1 << 16 // pointers interned, at most
 )
+
+// recentSize is the number of recent slots, a power of two.
+const recentSize = 64
+
+// recentSlot is name's slot in recent: names a normalized golden numbers
+// in order ([ID-41], [ID-42]) differ in their last bytes.
+func recentSlot(name []byte) int {
+	n := len(name)
+	if n == 0 {
+		return 0
+	}
+	h := n*7 + int(name[n-1])
+	if n > 1 {
+		h += int(name[n-2]) * 31
+	}
+	return h & (recentSize - 1)
+}
 
 func newBindings() bindings { return bindings{seed: maphash.MakeSeed(), ptrIndex: map[string]uint32{}} }
 
@@ -136,13 +154,12 @@ func (s *bindings) find(b []byte, h uint32, byValue bool) int {
 	}
 }
 
-// findName is find(name, hashName(name), false), trying the recent names
-// first.
+// findName is find(name, hashName(name), false), trying the recent name
+// in name's slot first.
 func (s *bindings) findName(name []byte) int {
-	for k, n := range s.recentNames {
-		if n == string(name) && s.recent[k] != 0 {
-			return int(s.recent[k] - 1)
-		}
+	k := recentSlot(name)
+	if r := s.recent[k]; r != 0 && s.recentNames[k] == string(name) {
+		return int(r - 1)
 	}
 	i := s.find(name, s.hashName(name), false)
 	if i >= 0 {
@@ -152,10 +169,9 @@ func (s *bindings) findName(name []byte) int {
 }
 
 func (s *bindings) remember(i int) {
-	k := s.recentN % len(s.recent)
 	n, _ := s.nameCanon(i)
+	k := recentSlot(n)
 	s.recent[k], s.recentNames[k] = uint32(i+1), view(n)
-	s.recentN++
 }
 
 // add records a binding; name must not be bound, nor canon bound to a

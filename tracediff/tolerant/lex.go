@@ -114,7 +114,7 @@ func (x *lexer) run(k *Compiler, line []byte) bool {
 				x.stack[n-1].index++
 			}
 		case '"':
-			end, esc := quoteEnd(line, i+1)
+			end, esc, bracket := quoteEnd(line, i+1)
 			if end >= len(line) {
 				return false
 			}
@@ -136,7 +136,7 @@ func (x *lexer) run(k *Compiler, line []byte) bool {
 				i = j + 1
 				continue
 			}
-			if plainLiteral(line[i+1:end], esc) {
+			if raw := line[i+1 : end]; !bracket && !esc && len(raw) > 3 && raw[0] != '{' || esc && plainLiteral(raw, esc) {
 				x.take(line[i : end+1])
 			} else if !x.value(k, line, i, end+1, esc) {
 				return false
@@ -231,6 +231,9 @@ func haszero(x uint64) uint64 { return (x - lsb) &^ x & msb }
 // nextMark returns the index of the first mark at or after i: a quote,
 // a backslash, a bracket or a comma (len(line) when there is none).
 func nextMark(line []byte, i int) int {
+	if i < len(line) && isMark(line[i]) {
+		return i // most often: a separator right after a string
+	}
 	for ; i+8 <= len(line); i += 8 {
 		x := binary.LittleEndian.Uint64(line[i:])
 		y := x | 0x20*lsb
@@ -244,18 +247,36 @@ func nextMark(line []byte, i int) int {
 }
 
 // quoteEnd is jsonv.StringEnd, the plain start of the string read here 8
-// bytes at a time.
-func quoteEnd(line []byte, i int) (int, bool) {
+// bytes at a time; bracket: the string has no escapes and its content a
+// '[' (it is only reported for such strings).
+func quoteEnd(line []byte, i int) (end int, esc, bracket bool) {
+	var br uint64
 	for ; i+8 <= len(line); i += 8 {
 		x := binary.LittleEndian.Uint64(line[i:])
+		// A flag of haszero below the lowest true zero byte cannot be
+		// set, and one above it is too: so a '[' flag below the quote's
+		// byte is a '[' there.
+		b := haszero(x ^ '['*lsb)
 		if m := haszero(x^'"'*lsb) | haszero(x^'\\'*lsb); m != 0 {
-			if i += bits.TrailingZeros64(m) >> 3; line[i] == '"' {
-				return i, false
+			n := bits.TrailingZeros64(m)
+			if i += n >> 3; line[i] == '"' {
+				return i, false, br|b&(1<<n-1) != 0
 			}
-			return jsonv.StringEnd(line, i)
+			end, esc = jsonv.StringEnd(line, i)
+			return end, esc, false
+		}
+		br |= b
+	}
+	for ; i < len(line) && line[i] != '"' && line[i] != '\\'; i++ {
+		if line[i] == '[' {
+			br = 1
 		}
 	}
-	return jsonv.StringEnd(line, i)
+	if i < len(line) && line[i] == '"' {
+		return i, false, br != 0
+	}
+	end, esc = jsonv.StringEnd(line, i)
+	return end, esc, false
 }
 
 func isMark(c byte) bool {

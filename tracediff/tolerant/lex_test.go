@@ -96,3 +96,34 @@ func TestLexKey(t *testing.T) {
 		}
 	}
 }
+
+// quoteEnd finds the end of a string as jsonv.StringEnd does, and reports
+// a '[' in a plain string's content wherever it stands in the 8-byte words
+// it reads: before the closing quote in the same word, in an earlier word,
+// in the tail; a '[' after the quote is not the string's.
+func TestQuoteEndBracket(t *testing.T) {
+	contents := []string{"", "a", "[", "abcdefg[", "abcdefgh", "abcdefgh[", "[abcdefghijklmno", "abcdefghijklmn[",
+		`a\"b[`, `[\n`, "x\"[", "日本[語", "{...}", "[ID-12]"}
+	for _, c := range contents {
+		for pad := 0; pad < 9; pad++ {
+			for _, after := range []string{`"`, `"[`, `","[X]"`, `"]]]]]]]]]`} {
+				line := []byte(`"` + c + after)
+				line = append(bytes.Repeat([]byte{' '}, pad), line...)
+				i := pad + 1
+				end, esc, bracket := quoteEnd(line, i)
+				wantEnd, wantEsc := stringEnd(line, i)
+				if end != wantEnd || esc != wantEsc {
+					t.Errorf("quoteEnd(%q, %d) = %d, %v; StringEnd: %d, %v", line, i, end, esc, wantEnd, wantEsc)
+					continue
+				}
+				want := !esc && end <= len(line) && bytes.IndexByte(line[i:min(end, len(line))], '[') >= 0
+				if end < len(line) && !esc && bracket != want {
+					t.Errorf("quoteEnd(%q, %d): bracket %v, want %v", line, i, bracket, want)
+				}
+				if esc && bracket {
+					t.Errorf("quoteEnd(%q, %d): bracket reported for an escaped string", line, i)
+				}
+			}
+		}
+	}
+}
