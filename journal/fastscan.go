@@ -91,6 +91,7 @@ type leanLine struct {
 	ev      Event
 	payload []byte      // the payload object as written
 	value   jsonv.Value // the payload parsed, when wantPayload asked for it
+	members members     // where the members' values stand
 }
 
 // aliasString returns b as a string without copying; b must not change
@@ -455,6 +456,7 @@ type envelope struct {
 	typ                                      string
 	seq                                      int64
 	actor, prov, red                         *objMemo
+	members                                  members
 }
 
 // scan reads one line in three steps: the envelope (readEnvelope), the
@@ -492,9 +494,11 @@ func (s *lineScanner) readEnvelope(line []byte, env *envelope) bool {
 			return false
 		}
 		env.seen |= bit
-		if i, ok = s.readMember(line, ke+2, bit, env); !ok || i >= len(line) {
+		vs := ke + 2
+		if i, ok = s.readMember(line, vs, bit, env); !ok || i >= len(line) {
 			return false
 		}
+		env.members.add(bit, vs, i)
 		switch line[i] {
 		case '}':
 			return i == len(line)-1 && env.seen&fRequired == fRequired
@@ -642,6 +646,7 @@ func (s *lineScanner) fillEvent(out *leanLine, env *envelope) {
 		s.session = string(env.sessionID)
 	}
 	out.payload = env.payload
+	out.members = env.members
 	ev := &out.ev
 	*ev = Event{
 		TraceVersion:  TraceVersion,

@@ -37,6 +37,23 @@ func (s *LineScanner) Scan(dst, line []byte) (out []byte, ev Event, payload []by
 	return out, l.ev, l.payload, true
 }
 
+// Members reads one line on the lean path, as Scan does but without the
+// canonical encoding, and appends to dst where each top-level member's
+// value stands in line, in line order; ok is false when the line is not
+// on the lean path (Scan's not ok). CheckFiles gives the same spans as
+// CheckedLine.Members.
+func (s *LineScanner) Members(dst []MemberSpan, line []byte) (_ []MemberSpan, ok bool) {
+	var l leanLine
+	s.s.checkOnly = true
+	_, ok = s.s.scan(nil, line, &l)
+	s.s.checkOnly = false
+	ms := l.members.list()
+	if !ok || ms == nil {
+		return dst, false
+	}
+	return append(dst, ms...), true
+}
+
 // Decode reads any line (without its newline) with DecodeLine's verdict
 // and error, but without a tree of the payload: Scan when the line is in
 // the lean subset (lean is then true), else the streaming pass's general

@@ -55,6 +55,10 @@ type CheckedLine struct {
 	RunID     string
 	// Twin: the other file's line of the same number has the same bytes.
 	Twin bool
+	// Members: for an event in the reference layout (the lean path of
+	// LineScanner.Scan), where each top-level member's value stands in
+	// Raw, in line order; nil for any other line. Valid as Raw is.
+	Members []MemberSpan
 }
 
 // Files is a CheckFiles in progress.
@@ -93,6 +97,7 @@ type half struct {
 	res     []lineResult
 	twin    []bool
 	out     []CheckedLine
+	members []MemberSpan // the out lines' Members
 	readErr error
 }
 
@@ -420,7 +425,7 @@ func (h *half) decode(i int, sc *lineScanner) {
 	raw := h.buf[l.a:l.b]
 	var out leanLine
 	if _, ok := sc.scan(nil, raw, &out); ok {
-		res.ev = out.ev
+		res.ev, res.members = out.ev, out.members
 		return
 	}
 	_, ev, _, err := decodeEnvelope(&sc.canon, raw)
@@ -471,12 +476,25 @@ func (h *half) fillOut() {
 		h.out = make([]CheckedLine, len(h.lines))
 	}
 	h.out = h.out[:len(h.lines)]
+	n := 0
+	for i := range h.res {
+		n += len(h.res[i].members.list())
+	}
+	if cap(h.members) < n {
+		h.members = make([]MemberSpan, 0, n)
+	}
+	h.members = h.members[:0]
 	for i, l := range h.lines {
 		c := CheckedLine{Num: l.num, Raw: h.buf[l.a:l.b:l.b], Torn: l.torn}
 		if i < len(h.res) && i < len(h.twin) {
 			c.Twin = h.twin[i]
 			if r := &h.res[i]; r.decoded && !l.torn && r.err == nil {
 				c.Event, c.Sequence, c.SessionID, c.RunID = true, r.ev.Sequence, r.ev.SessionID, r.ev.Provenance.RunID
+				if ms := r.members.list(); ms != nil {
+					k := len(h.members)
+					h.members = append(h.members, ms...)
+					c.Members = h.members[k:len(h.members):len(h.members)]
+				}
 			}
 		}
 		h.out[i] = c

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/tracecheck/tracecheck/journal"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
 // pairFixtures are the good and bad traces, and a long generated one
@@ -102,6 +104,7 @@ func walk(f *journal.Files, pick func() int) [2][]journal.CheckedLine {
 		}
 		for _, l := range ls {
 			l.Raw = bytes.Clone(l.Raw)
+			l.Members = slices.Clone(l.Members)
 			got[i] = append(got[i], l)
 		}
 	}
@@ -146,6 +149,11 @@ func checkSide(t *testing.T, name, file string, data []byte, lines []journal.Che
 			t.Fatalf("%s: line %d: event %d %q %q, DecodeLine %v %d %q %q", name, l.Num, l.Sequence, l.SessionID, l.RunID,
 				err, ev.Sequence, ev.SessionID, ev.Provenance.RunID)
 		}
+		var sc journal.LineScanner
+		if ms, ok := sc.Members(nil, l.Raw); !slices.Equal(ms, l.Members) || ok != (l.Members != nil) {
+			t.Fatalf("%s: line %d: Members %v, LineScanner.Members %v %v", name, l.Num, l.Members, ms, ok)
+		}
+		checkMembers(t, name, l)
 	}
 	wantProblems := journal.Validate(bytes.NewReader(data), file)
 	if !reflect.DeepEqual(problems, wantProblems) {
@@ -160,6 +168,34 @@ func checkSide(t *testing.T, name, file string, data []byte, lines []journal.Che
 	}
 }
 
+// checkMembers checks that the spans of an event line's Members are its
+// top-level members' values, in line order, every member once.
+func checkMembers(t *testing.T, name string, l journal.CheckedLine) {
+	t.Helper()
+	if l.Members == nil {
+		return
+	}
+	v, err := jsonv.Parse(l.Raw)
+	if err != nil {
+		t.Fatalf("%s: line %d has Members but does not parse: %v", name, l.Num, err)
+	}
+	if len(l.Members) != len(v.Members()) {
+		t.Fatalf("%s: line %d: %d spans for %d members", name, l.Num, len(l.Members), len(v.Members()))
+	}
+	end := int32(0)
+	for _, s := range l.Members {
+		mv, ok := v.Get(s.Member.String())
+		if !ok || s.Start < end || s.End <= s.Start || int(s.End) > len(l.Raw) {
+			t.Fatalf("%s: line %d: span %v of %s: out of place or no such member", name, l.Num, s, s.Member)
+		}
+		end = s.End
+		got, err := jsonv.Parse(l.Raw[s.Start:s.End])
+		if err != nil || !bytes.Equal(got.AppendCanonical(nil), mv.AppendCanonical(nil)) {
+			t.Fatalf("%s: line %d: %s spans %q, the member's value is %s", name, l.Num, s.Member, l.Raw[s.Start:s.End], mv.AppendCanonical(nil))
+		}
+	}
+}
+
 // CheckFiles reads and judges each file as Reader and Validate do,
 // whatever the other file holds and whatever the order the caller reads
 // them in: versions of the fixtures with lines dropped, repeated, edited,
@@ -167,7 +203,7 @@ func checkSide(t *testing.T, name, file string, data []byte, lines []journal.Che
 func TestCheckFilesMatchesValidate(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 2))
 	fixtures := pairFixtures(t)
-	twins := 0
+	twins, spanned := 0, 0
 	for round := 0; round < 6; round++ {
 		for fi, a := range fixtures {
 			b := mutate(r, a)
@@ -192,12 +228,18 @@ func TestCheckFilesMatchesValidate(t *testing.T) {
 					if l.Twin {
 						twins++
 					}
+					if l.Members != nil {
+						spanned++
+					}
 				}
 			}
 		}
 	}
 	if twins < 1000 {
 		t.Fatalf("only %d lines were checked once for both files", twins)
+	}
+	if spanned < 1000 {
+		t.Fatalf("only %d lines came with their members' spans", spanned)
 	}
 }
 
