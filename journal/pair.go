@@ -96,6 +96,7 @@ type half struct {
 	lines   []batchLine
 	res     []lineResult
 	twin    []bool
+	mem     []members // where each line's members stand (lean path)
 	out     []CheckedLine
 	members []MemberSpan // the out lines' Members
 	readErr error
@@ -378,8 +379,9 @@ func (f *Files) process(j *job, sc *lineScanner) {
 		if cap(h.res) < len(h.lines) {
 			h.res = make([]lineResult, len(h.lines))
 			h.twin = make([]bool, len(h.lines))
+			h.mem = make([]members, len(h.lines))
 		}
-		h.res, h.twin = h.res[:len(h.lines)], h.twin[:len(h.lines)]
+		h.res, h.twin, h.mem = h.res[:len(h.lines)], h.twin[:len(h.lines)], h.mem[:len(h.lines)]
 		clear(h.twin)
 	}
 	if a != nil && !skip[0] {
@@ -393,7 +395,7 @@ func (f *Files) process(j *job, sc *lineScanner) {
 	for i, l := range b.lines {
 		if a != nil && !skip[0] && len(a.lines) > 0 {
 			if k := l.num - a.first(); k >= 0 && k < len(a.lines) && a.same(k, b, i) {
-				b.res[i] = a.res[k]
+				b.res[i], b.mem[i] = a.res[k], a.mem[k]
 				if e := a.res[k].err; e != nil {
 					c := *e // each file's error names its file
 					b.res[i].err = &c
@@ -418,6 +420,7 @@ func (h *half) same(i int, o *half, j int) bool {
 func (h *half) decode(i int, sc *lineScanner) {
 	res := &h.res[i]
 	*res = lineResult{decoded: true}
+	h.mem[i].n, h.mem[i].long = 0, false
 	l := h.lines[i]
 	if l.torn {
 		return
@@ -425,7 +428,7 @@ func (h *half) decode(i int, sc *lineScanner) {
 	raw := h.buf[l.a:l.b]
 	var out leanLine
 	if _, ok := sc.scan(nil, raw, &out); ok {
-		res.ev, res.members = out.ev, out.members
+		res.ev, h.mem[i] = out.ev, out.members
 		return
 	}
 	_, ev, _, err := decodeEnvelope(&sc.canon, raw)
@@ -477,8 +480,8 @@ func (h *half) fillOut() {
 	}
 	h.out = h.out[:len(h.lines)]
 	n := 0
-	for i := range h.res {
-		n += len(h.res[i].members.list())
+	for i := range h.mem {
+		n += len(h.mem[i].list())
 	}
 	if cap(h.members) < n {
 		h.members = make([]MemberSpan, 0, n)
@@ -490,7 +493,7 @@ func (h *half) fillOut() {
 			c.Twin = h.twin[i]
 			if r := &h.res[i]; r.decoded && !l.torn && r.err == nil {
 				c.Event, c.Sequence, c.SessionID, c.RunID = true, r.ev.Sequence, r.ev.SessionID, r.ev.Provenance.RunID
-				if ms := r.members.list(); ms != nil {
+				if ms := h.mem[i].list(); ms != nil {
 					k := len(h.members)
 					h.members = append(h.members, ms...)
 					c.Members = h.members[k:len(h.members):len(h.members)]

@@ -113,9 +113,6 @@ type lineResult struct {
 	ca, cb int         // modeLean: canonical bytes are canon[ca:cb]
 	pa, pb int         // modeLean: the payload as written is buf[pa:pb]
 	perr   *Error      // modeLean: what pipeConfig.payloadCheck found wrong with the payload
-	// members: where the members stand, for a line read on the lean
-	// path by CheckFiles.
-	members members
 	// decoded: CheckFiles gave the line its verdict (it skips the lines
 	// of a file whose checks stopped).
 	decoded bool
