@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracecheck/tracecheck/journal"
 	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
 
@@ -61,8 +62,9 @@ func BenchmarkDiff200k(b *testing.B) {
 // 20,000 generated events and their normalized golden held in memory:
 // "lex" reads the golden's lines as a lexing source does
 // (tolerant.Compiler.Lex), "match" matches each lexed line against its
-// event (MatchHoles, the bindings made as in a diff). MB/s counts the
-// golden's bytes.
+// event (MatchHoles, the bindings made as in a diff), "prove" does both by
+// comparing each golden line with its event member by member
+// (tolerant.Compiler.Prove). MB/s counts the golden's bytes.
 func BenchmarkGoldenLines(b *testing.B) {
 	exp, _ := genPair(b, 20000, 0)
 	var golden bytes.Buffer
@@ -90,6 +92,26 @@ func BenchmarkGoldenLines(b *testing.B) {
 		for b.Loop() {
 			for _, l := range gl {
 				hs, ptrs, _ = k.Lex(hs[:0], ptrs[:0], l, &key)
+			}
+		}
+	})
+	var sc journal.LineScanner
+	members := make([][]journal.MemberSpan, len(al))
+	for i, l := range al {
+		var ok bool
+		if members[i], ok = sc.Members(nil, l); !ok {
+			b.Fatalf("event %d is not on the lean path", i+1)
+		}
+	}
+	b.Run("prove", func(b *testing.B) {
+		b.SetBytes(int64(golden.Len()))
+		for b.Loop() {
+			m := tolerant.NewMatcher(true)
+			for i, l := range gl {
+				m.Line = i + 1
+				if ok, _, _, _ := k.Prove(m, l, al[i], members[i], &key); !ok {
+					b.Fatalf("golden line %d not proven", i+1)
+				}
 			}
 		}
 	})

@@ -73,7 +73,7 @@ func (c *checkedCursor) take(ls []journal.CheckedLine) {
 	c.lines, c.i = c.lines[:0], 0
 	for i := range ls {
 		cl := &ls[i]
-		l := srcLine{num: cl.Num, raw: cl.Raw, torn: cl.Torn, twin: cl.Twin, event: cl.Event}
+		l := srcLine{num: cl.Num, raw: cl.Raw, torn: cl.Torn, twin: cl.Twin, event: cl.Event, members: cl.Members}
 		switch {
 		case cl.Event:
 			l.k, l.keyOK = key{session: cl.SessionID, run: cl.RunID, seq: cl.Sequence}, true

@@ -14,7 +14,6 @@ package tracediff
 // instead.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -60,10 +59,11 @@ type srcLine struct {
 	// (journal.CheckedLine.Event).
 	event bool
 	// pending: a golden line read by a lexing source, whose shape check
-	// is the comparison's to run (goldenCheck.settle); tentative: the
-	// lexer read it, and holes and k are what the check gives if the
-	// line is valid JSON.
-	pending, tentative bool
+	// is the comparison's to run (goldenCheck.settle).
+	pending bool
+	// members: where an actual event's top-level members stand in raw
+	// (journal.CheckedLine.Members).
+	members []journal.MemberSpan
 }
 
 type srcBatch struct {
@@ -81,11 +81,10 @@ type source struct {
 	golden   bool // a tolerant golden: shape-check every line
 	parse    bool // parse every line into val
 	compile  bool // compile every valid line as a tolerant golden
-	// lex: a golden is only lexed (tolerant.Compiler.Lex), its lines
-	// handed over pending: the comparison checks them, most by matching
-	// them against validated actual lines (differ.settle).
+	// lex: a golden's lines are only read, and handed over pending: the
+	// comparison checks them, most by matching them against validated
+	// actual lines (differ.settle).
 	lex   bool
-	lk    tolerant.LexKey // Lex's
 	check jsonv.Canonicalizer
 	keys  keyScanner
 	comp  tolerant.Compiler
@@ -200,7 +199,7 @@ func (s *source) readProblem(err error) *journal.Error {
 // fill sets the line's key, and its value when the source parses.
 func (s *source) fill(l *srcLine, shape *shapeChecker, b *srcBatch) {
 	if s.lex {
-		s.lexLine(l, b)
+		l.pending = true // the comparison's to check (differ.settle)
 		return
 	}
 	if shape != nil {
@@ -257,65 +256,6 @@ func (s *source) valid(l *srcLine, b *srcBatch) bool {
 	b.holes, b.ptrs, l.compiled, err = s.comp.Check(b.holes, b.ptrs, l.raw)
 	l.holes = b.holes[n:len(b.holes):len(b.holes)]
 	return err == nil
-}
-
-// lexLine reads a golden line in lex mode: its holes and key as the
-// shape check would find them if it is valid, the check itself left to
-// the comparison.
-func (s *source) lexLine(l *srcLine, b *srcBatch) {
-	l.pending = true
-	if l.torn {
-		return
-	}
-	n := len(b.holes)
-	var ok bool
-	if b.holes, b.ptrs, ok = s.comp.Lex(b.holes, b.ptrs, l.raw, &s.lk); ok {
-		l.k, ok = lexedKey(&s.lk, &s.keys.prev)
-	}
-	if !ok {
-		b.holes = b.holes[:n]
-		return
-	}
-	l.holes, l.tentative = b.holes[n:len(b.holes):len(b.holes)], true
-}
-
-// lexedKey is the key scanKey reads from a valid line whose members are
-// lk: a sequence of plain digits, identities written as strings without
-// escapes; ok is false on anything else (scanKey would give up or parse).
-func lexedKey(lk *tolerant.LexKey, prev *key) (key, bool) {
-	seq := lk.Sequence
-	if len(seq) == 0 || len(seq) > 18 {
-		return key{}, false
-	}
-	var k key
-	for _, c := range seq {
-		if c < '0' || c > '9' {
-			return key{}, false
-		}
-		k.seq = k.seq*10 + int64(c-'0')
-	}
-	var ok bool
-	if k.session, ok = lexedIdentity(lk.SessionID, prev.session); !ok {
-		return key{}, false
-	}
-	if k.run, ok = lexedIdentity(lk.RunID, prev.run); !ok {
-		return key{}, false
-	}
-	*prev = k
-	return k, true
-}
-
-// lexedIdentity is the identity of a string value's text v (quotes
-// included), "" when there is none; ok is false when v is not a string
-// without escapes.
-func lexedIdentity(v []byte, prev string) (string, bool) {
-	if v == nil {
-		return "", true
-	}
-	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
-		return "", false
-	}
-	return reuse(v[1:len(v)-1], prev), true
 }
 
 // keyOf reads the key from a parsed event: the sequence must be an integer

@@ -55,6 +55,13 @@ type Compiler struct {
 	firstHoles []Hole
 	firstPtrs  []byte
 	lex        lexer
+	// Prove's scratch: its holes and their pointers, the pointers of the
+	// top-level members, and per member the last value found to hold no
+	// hole.
+	proveHoles []Hole
+	provePtrs  []byte
+	ptrTab     [16]string
+	clean      [16][]byte
 }
 
 // Check validates line as jsonv.Parse does (err is Parse's error) and
@@ -161,12 +168,24 @@ func (m *Matcher) MatchHoles(expected []byte, holes []Hole, actual []byte) (ok b
 		return false, "", t
 	}
 	mark := m.Mark()
-	pos, prev := 0, 0
+	m.spans = m.spans[:0]
+	if ok, timestamp, t = m.matchSpan(expected, 0, len(expected), holes, actual, true); !ok {
+		m.Rollback(mark)
+		return false, "", time.Time{}
+	}
+	return true, timestamp, t
+}
+
+// matchSpan is MatchHoles of expected[from:to], whose holes (at their
+// offsets in expected) are holes, against the whole of actual; spans: note
+// where each hole's value stands (ActualSpan). It leaves what it bound, even
+// when it answers false.
+func (m *Matcher) matchSpan(expected []byte, from, to int, holes []Hole, actual []byte, spans bool) (ok bool, timestamp string, t time.Time) {
+	pos, prev := 0, from
 	for i := range holes {
 		h := &holes[i]
 		lit := expected[prev:h.Start]
 		if !bytes.HasPrefix(actual[pos:], lit) {
-			m.Rollback(mark)
 			return false, "", t
 		}
 		pos += len(lit)
@@ -180,17 +199,17 @@ func (m *Matcher) MatchHoles(expected []byte, holes []Hole, actual []byte) (ok b
 			end, vok = valueEnd(actual, pos)
 		}
 		if !vok || !m.fill(h, actual[pos:end], plain) {
-			m.Rollback(mark)
 			return false, "", t
 		}
 		if h.Timestamp {
 			timestamp, t = view(actual[pos+1:end-1]), m.ts
 		}
-		m.spans = append(m.spans[:i], [2]int{pos, end})
+		if spans {
+			m.spans = append(m.spans, [2]int{pos, end})
+		}
 		pos, prev = end, h.End
 	}
-	if string(expected[prev:]) != string(actual[pos:]) {
-		m.Rollback(mark)
+	if string(expected[prev:to]) != string(actual[pos:]) {
 		return false, "", t
 	}
 	return true, timestamp, t

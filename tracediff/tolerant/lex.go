@@ -85,8 +85,39 @@ func (x *lexer) At(i int) ([]byte, int) {
 // backslash outside strings gives up) and a key is the string a ':'
 // follows: which is what they are in valid JSON.
 func (x *lexer) run(k *Compiler, line []byte) bool {
+	x.reset()
+	_, ok := x.tokens(k, line, 0, 0)
+	return ok && len(x.stack) == 0 && k.ok
+}
+
+func (x *lexer) reset() {
 	x.stack, x.want, x.provNext, x.prov, x.pending = x.stack[:0], nil, false, 0, memoPending{}
-	for i := nextMark(line, 0); i < len(line); i = nextMark(line, i) {
+}
+
+// memberValue lexes the value at line[vs] of the top-level member name, a
+// container, as run meets it (remembered values recalled): the holes are
+// appended to k's, and it returns the index past the value.
+func (x *lexer) memberValue(k *Compiler, line, name []byte, vs int) (int, bool) {
+	x.reset()
+	if vs >= len(line) || line[vs] != '{' && line[vs] != '[' {
+		return 0, false
+	}
+	x.stack = append(x.stack, lexFrame{obj: true})
+	x.member(name, line, vs)
+	if s := x.slot(name); s != nil {
+		if past, ok := x.recall(k, s, line, vs); ok {
+			return past, k.ok
+		}
+	}
+	end, ok := x.tokens(k, line, vs, 1)
+	return end, ok && k.ok
+}
+
+// tokens is run's loop from line[i]: with stop > 0 it ends past the
+// bracket that closes the stack down to stop containers, and fails at the
+// end of the line.
+func (x *lexer) tokens(k *Compiler, line []byte, i, stop int) (int, bool) {
+	for i = nextMark(line, i); i < len(line); i = nextMark(line, i) {
 		switch c := line[i]; c {
 		case '{', '[':
 			switch {
@@ -100,7 +131,7 @@ func (x *lexer) run(k *Compiler, line []byte) bool {
 		case '}', ']':
 			n := len(x.stack)
 			if n == 0 || x.stack[n-1].obj != (c == '}') {
-				return false
+				return 0, false
 			}
 			if n == x.prov {
 				x.prov = 0
@@ -109,6 +140,9 @@ func (x *lexer) run(k *Compiler, line []byte) bool {
 			if n == 2 && x.pending.slot != nil {
 				x.remember(k, line, i+1)
 			}
+			if n-1 == stop && stop > 0 {
+				return i + 1, true
+			}
 		case ',':
 			if n := len(x.stack); n > 0 {
 				x.stack[n-1].index++
@@ -116,11 +150,11 @@ func (x *lexer) run(k *Compiler, line []byte) bool {
 		case '"':
 			end, esc, bracket := quoteEnd(line, i+1)
 			if end >= len(line) {
-				return false
+				return 0, false
 			}
 			if j := skipWS(line, end+1); j < len(line) && line[j] == ':' {
 				if esc || end == i+1 || len(x.stack) == 0 || !x.stack[len(x.stack)-1].obj {
-					return false // a key Path would decode, or an empty one, or no member
+					return 0, false // a key Path would decode, or an empty one, or no member
 				}
 				vs := skipWS(line, j+1)
 				x.member(line[i+1:end], line, vs)
@@ -139,16 +173,16 @@ func (x *lexer) run(k *Compiler, line []byte) bool {
 			if raw := line[i+1 : end]; !bracket && !esc && len(raw) > 3 && raw[0] != '{' || esc && plainLiteral(raw, esc) {
 				x.take(line[i : end+1])
 			} else if !x.value(k, line, i, end+1, esc) {
-				return false
+				return 0, false
 			}
 			i = end + 1
 			continue
 		default: // a backslash outside a string
-			return false
+			return 0, false
 		}
 		i++
 	}
-	return len(x.stack) == 0 && k.ok
+	return len(line), stop == 0
 }
 
 // member notes the key of the member whose value starts at line[vs]: an
