@@ -81,6 +81,8 @@ type lineScanner struct {
 	// wantPayload says which events also need their payload as a Value;
 	// those are built from the scan that canonicalizes the payload.
 	wantPayload func(typ string, payload []byte) bool
+	// mem, when set, is where the envelope's member spans are noted.
+	mem *members
 }
 
 // leanLine is what the scanner read from one line. EventID, ParentEventID
@@ -91,7 +93,6 @@ type leanLine struct {
 	ev      Event
 	payload []byte      // the payload object as written
 	value   jsonv.Value // the payload parsed, when wantPayload asked for it
-	members members     // where the members' values stand
 }
 
 // aliasString returns b as a string without copying; b must not change
@@ -456,7 +457,6 @@ type envelope struct {
 	typ                                      string
 	seq                                      int64
 	actor, prov, red                         *objMemo
-	members                                  members
 }
 
 // scan reads one line in three steps: the envelope (readEnvelope), the
@@ -498,7 +498,9 @@ func (s *lineScanner) readEnvelope(line []byte, env *envelope) bool {
 		if i, ok = s.readMember(line, vs, bit, env); !ok || i >= len(line) {
 			return false
 		}
-		env.members.add(bit, vs, i)
+		if s.mem != nil {
+			s.mem.add(bit, vs, i)
+		}
 		switch line[i] {
 		case '}':
 			return i == len(line)-1 && env.seen&fRequired == fRequired
@@ -646,7 +648,6 @@ func (s *lineScanner) fillEvent(out *leanLine, env *envelope) {
 		s.session = string(env.sessionID)
 	}
 	out.payload = env.payload
-	out.members = env.members
 	ev := &out.ev
 	*ev = Event{
 		TraceVersion:  TraceVersion,

@@ -44,10 +44,11 @@ func (s *LineScanner) Scan(dst, line []byte) (out []byte, ev Event, payload []by
 // CheckedLine.Members.
 func (s *LineScanner) Members(dst []MemberSpan, line []byte) (_ []MemberSpan, ok bool) {
 	var l leanLine
-	s.s.checkOnly = true
+	var mem members
+	s.s.checkOnly, s.s.mem = true, &mem
 	_, ok = s.s.scan(nil, line, &l)
-	s.s.checkOnly = false
-	ms := l.members.list()
+	s.s.checkOnly, s.s.mem = false, nil
+	ms := mem.list()
 	if !ok || ms == nil {
 		return dst, false
 	}

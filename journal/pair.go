@@ -40,6 +40,9 @@ const (
 type Source struct {
 	R    io.Reader
 	File string
+	// Members: give each event line read on the lean path where its
+	// members stand (CheckedLine.Members).
+	Members bool
 }
 
 // CheckedLine is a line as CheckFiles read and judged it.
@@ -55,9 +58,10 @@ type CheckedLine struct {
 	RunID     string
 	// Twin: the other file's line of the same number has the same bytes.
 	Twin bool
-	// Members: for an event in the reference layout (the lean path of
-	// LineScanner.Scan), where each top-level member's value stands in
-	// Raw, in line order; nil for any other line. Valid as Raw is.
+	// Members: when the Source asked for them, for an event in the
+	// reference layout (the lean path of LineScanner.Scan), where each
+	// top-level member's value stands in Raw, in line order; nil for any
+	// other line. Valid as Raw is.
 	Members []MemberSpan
 }
 
@@ -92,13 +96,15 @@ type side struct {
 
 // half is a batch of one file's lines.
 type half struct {
-	buf     []byte
-	lines   []batchLine
-	res     []lineResult
-	twin    []bool
-	mem     []members // where each line's members stand (lean path)
-	out     []CheckedLine
-	members []MemberSpan // the out lines' Members
+	buf   []byte
+	lines []batchLine
+	res   []lineResult
+	twin  []bool
+	mem   []members // where each line's members stand (lean path)
+	out   []CheckedLine
+	// members: the side asked for the lines' Members, which spans holds.
+	members bool
+	spans   []MemberSpan
 	readErr error
 }
 
@@ -128,7 +134,7 @@ func CheckFiles(a, b Source) *Files {
 		s.check = fileCheck{file: src.File, groups: newRunGroups()}
 		f.sides[i] = s
 		for j := 0; j < halfPool; j++ {
-			s.free <- &half{}
+			s.free <- &half{members: src.Members}
 		}
 		if src.R == nil {
 			close(s.ready)
@@ -370,6 +376,9 @@ func (f *Files) send(a, b *half) {
 // process gives every line of the job its verdict, once for twin lines.
 func (f *Files) process(j *job, sc *lineScanner) {
 	a, b := j.h[0], j.h[1]
+	// The member spans, when a side asked for them, are noted on both: a
+	// twin line's are the other file's.
+	want := a != nil && a.members || b != nil && b.members
 	var skip [2]bool
 	for i, h := range j.h {
 		if h == nil {
@@ -379,10 +388,16 @@ func (f *Files) process(j *job, sc *lineScanner) {
 		if cap(h.res) < len(h.lines) {
 			h.res = make([]lineResult, len(h.lines))
 			h.twin = make([]bool, len(h.lines))
-			h.mem = make([]members, len(h.lines))
 		}
-		h.res, h.twin, h.mem = h.res[:len(h.lines)], h.twin[:len(h.lines)], h.mem[:len(h.lines)]
+		h.res, h.twin = h.res[:len(h.lines)], h.twin[:len(h.lines)]
 		clear(h.twin)
+		h.mem = h.mem[:0]
+		if want {
+			if cap(h.mem) < len(h.lines) {
+				h.mem = make([]members, len(h.lines))
+			}
+			h.mem = h.mem[:len(h.lines)]
+		}
 	}
 	if a != nil && !skip[0] {
 		for i := range a.lines {
@@ -395,7 +410,10 @@ func (f *Files) process(j *job, sc *lineScanner) {
 	for i, l := range b.lines {
 		if a != nil && !skip[0] && len(a.lines) > 0 {
 			if k := l.num - a.first(); k >= 0 && k < len(a.lines) && a.same(k, b, i) {
-				b.res[i], b.mem[i] = a.res[k], a.mem[k]
+				b.res[i] = a.res[k]
+				if want {
+					b.mem[i] = a.mem[k]
+				}
 				if e := a.res[k].err; e != nil {
 					c := *e // each file's error names its file
 					b.res[i].err = &c
@@ -420,15 +438,25 @@ func (h *half) same(i int, o *half, j int) bool {
 func (h *half) decode(i int, sc *lineScanner) {
 	res := &h.res[i]
 	*res = lineResult{decoded: true}
-	h.mem[i].n, h.mem[i].long = 0, false
 	l := h.lines[i]
 	if l.torn {
 		return
 	}
 	raw := h.buf[l.a:l.b]
 	var out leanLine
-	if _, ok := sc.scan(nil, raw, &out); ok {
-		res.ev, h.mem[i] = out.ev, out.members
+	if i < len(h.mem) {
+		h.mem[i] = members{}
+		sc.mem = &h.mem[i]
+	}
+	_, ok := sc.scan(nil, raw, &out)
+	if sc.mem != nil {
+		if !ok {
+			*sc.mem = members{} // what a scan that gave up noted
+		}
+		sc.mem = nil
+	}
+	if ok {
+		res.ev = out.ev
 		return
 	}
 	_, ev, _, err := decodeEnvelope(&sc.canon, raw)
@@ -480,29 +508,40 @@ func (h *half) fillOut() {
 	}
 	h.out = h.out[:len(h.lines)]
 	n := 0
+	if !h.members || len(h.mem) != len(h.lines) {
+		h.mem = h.mem[:0] // none to give
+	}
 	for i := range h.mem {
 		n += len(h.mem[i].list())
 	}
-	if cap(h.members) < n {
-		h.members = make([]MemberSpan, 0, n)
+	if cap(h.spans) < n {
+		h.spans = make([]MemberSpan, 0, n)
 	}
-	h.members = h.members[:0]
+	h.spans = h.spans[:0]
 	for i, l := range h.lines {
 		c := CheckedLine{Num: l.num, Raw: h.buf[l.a:l.b:l.b], Torn: l.torn}
 		if i < len(h.res) && i < len(h.twin) {
 			c.Twin = h.twin[i]
 			if r := &h.res[i]; r.decoded && !l.torn && r.err == nil {
 				c.Event, c.Sequence, c.SessionID, c.RunID = true, r.ev.Sequence, r.ev.SessionID, r.ev.Provenance.RunID
-				if ms := h.mem[i].list(); ms != nil {
-					k := len(h.members)
-					h.members = append(h.members, ms...)
-					c.Members = h.members[k:len(h.members):len(h.members)]
+				if ms := h.memberSpans(i); ms != nil {
+					k := len(h.spans)
+					h.spans = append(h.spans, ms...)
+					c.Members = h.spans[k:len(h.spans):len(h.spans)]
 				}
 			}
 		}
 		h.out[i] = c
 	}
 	clear(h.res) // drop references to the events' strings
+}
+
+// memberSpans is line i's member spans, nil when none were noted.
+func (h *half) memberSpans(i int) []MemberSpan {
+	if i >= len(h.mem) {
+		return nil
+	}
+	return h.mem[i].list()
 }
 
 // halfReader fills batches from a reader with the lines, line numbers,

@@ -123,7 +123,7 @@ func walk(f *journal.Files, pick func() int) [2][]journal.CheckedLine {
 
 // checkSide compares one side's lines and problems with Reader and
 // Validate's, and its verdicts with DecodeLine's.
-func checkSide(t *testing.T, name, file string, data []byte, lines []journal.CheckedLine, problems []*journal.Error, other []journal.CheckedLine) {
+func checkSide(t *testing.T, name, file string, data []byte, lines []journal.CheckedLine, problems []*journal.Error, other []journal.CheckedLine, members bool) {
 	t.Helper()
 	want, _ := readerLines(data)
 	if len(lines) != len(want) {
@@ -150,7 +150,7 @@ func checkSide(t *testing.T, name, file string, data []byte, lines []journal.Che
 				err, ev.Sequence, ev.SessionID, ev.Provenance.RunID)
 		}
 		var sc journal.LineScanner
-		if ms, ok := sc.Members(nil, l.Raw); !slices.Equal(ms, l.Members) || ok != (l.Members != nil) {
+		if ms, ok := sc.Members(nil, l.Raw); members && (!slices.Equal(ms, l.Members) || ok != (l.Members != nil)) || !members && l.Members != nil {
 			t.Fatalf("%s: line %d: Members %v, LineScanner.Members %v %v", name, l.Num, l.Members, ms, ok)
 		}
 		checkMembers(t, name, l)
@@ -220,14 +220,18 @@ func TestCheckFilesMatchesValidate(t *testing.T) {
 			}
 			for oname, pick := range orders {
 				name := fmt.Sprintf("round %d fixture %d %s", round, fi, oname)
-				f := journal.CheckFiles(journal.Source{R: bytes.NewReader(a), File: "a"}, journal.Source{R: bytes.NewReader(b), File: "b"})
+				bMembers := round%2 == 0
+				f := journal.CheckFiles(journal.Source{R: bytes.NewReader(a), File: "a", Members: true},
+					journal.Source{R: bytes.NewReader(b), File: "b", Members: bMembers})
 				got := walk(f, pick)
-				checkSide(t, name+" a", "a", a, got[0], f.Problems(0), got[1])
-				checkSide(t, name+" b", "b", b, got[1], f.Problems(1), got[0])
+				checkSide(t, name+" a", "a", a, got[0], f.Problems(0), got[1], true)
+				checkSide(t, name+" b", "b", b, got[1], f.Problems(1), got[0], bMembers)
 				for _, l := range got[1] {
 					if l.Twin {
 						twins++
 					}
+				}
+				for _, l := range got[0] {
 					if l.Members != nil {
 						spanned++
 					}
@@ -258,7 +262,7 @@ func TestCheckFilesOneSideAndReaders(t *testing.T) {
 				f := journal.CheckFiles(srcs[0], srcs[1])
 				got := walk(f, func() int { return side })
 				name := fmt.Sprintf("fixture %d reader %d side %d", fi, wi, side)
-				checkSide(t, name, "f", data, got[side], f.Problems(side), nil)
+				checkSide(t, name, "f", data, got[side], f.Problems(side), nil, false)
 				if len(got[1-side]) != 0 || f.Problems(1-side) != nil {
 					t.Fatalf("%s: the missing side has lines or problems", name)
 				}
@@ -297,7 +301,7 @@ func TestCheckFilesLineTooLong(t *testing.T) {
 	got := walk(f, func() int { return 0 })
 	for side := 0; side < 2; side++ {
 		name := fmt.Sprintf("side %d", side)
-		checkSide(t, name, []string{"f", "g"}[side], data, got[side], f.Problems(side), got[1-side])
+		checkSide(t, name, []string{"f", "g"}[side], data, got[side], f.Problems(side), got[1-side], false)
 		p := f.Problems(side)
 		if p[len(p)-1].Code != journal.LineTooLong {
 			t.Fatalf("%s: problems %v", name, p)

@@ -117,6 +117,12 @@ func DiffBytes(expected, actual []byte, expName, actName string, opt Options) *R
 // Diff compares the expected trace with the actual one in one pass over
 // both.
 func Diff(expected, actual Input, opt Options) *Report {
+	r, _ := diff(expected, actual, opt)
+	return r
+}
+
+// diff is Diff, with the differ it used.
+func diff(expected, actual Input, opt Options) (*Report, *differ) {
 	opt = opt.withDefaults()
 	d := &differ{
 		opt:   opt,
@@ -158,7 +164,7 @@ func Diff(expected, actual Input, opt Options) *Report {
 		r.Differences, r.Changed, r.Missing, r.Extra = 0, 0, 0, 0
 	}
 	r.Equal = !r.Invalid() && r.Differences == 0
-	return r
+	return r, d
 }
 
 // open starts reading both sides. A side validated as a trace is read
@@ -178,7 +184,7 @@ func (d *differ) open(expected, actual Input) (ec, ac lineCursor, problems func(
 		srcs[0] = journal.Source{R: expected.R, File: expected.Name}
 	}
 	if checkA {
-		srcs[1] = journal.Source{R: actual.R, File: actual.Name}
+		srcs[1] = journal.Source{R: actual.R, File: actual.Name, Members: opt.Tolerant}
 	}
 	if !checkA {
 		return d.openSources(expected, actual, false, false)

@@ -190,3 +190,25 @@ func TestLexedGoldenMutated(t *testing.T) {
 		t.Fatalf("only %d broken goldens", invalid)
 	}
 }
+
+// A golden that tracecheck normalize wrote, against the trace it came
+// from, is proven line by line from the validator's member spans
+// (tolerant.Compiler.Prove), with the report of a golden checked as it is
+// read: the fast path is the one taken, not only a correct one.
+func TestGoldenProvenByMembers(t *testing.T) {
+	const events = 3000
+	trace, _ := genPair(t, events, 0)
+	golden := goldenOf(t, trace)
+	want := diffBothWays(t, "generated", golden, trace)
+	r, d := diff(Input{"golden.jsonl", bytes.NewReader(golden)}, Input{"actual.jsonl", bytes.NewReader(trace)}, Options{Tolerant: true})
+	if !r.Equal || !want.Equal {
+		t.Fatalf("the golden does not match its trace: %+v", r)
+	}
+	if d.gc == nil || d.gc.byMembers != events {
+		n := -1
+		if d.gc != nil {
+			n = d.gc.byMembers
+		}
+		t.Fatalf("%d of %d lines proven by their members", n, events)
+	}
+}

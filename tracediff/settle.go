@@ -34,6 +34,8 @@ type goldenCheck struct {
 	ptrs  []byte
 	lk    tolerant.LexKey
 	prev  key
+	// byMembers counts the lines Prove proved.
+	byMembers int
 }
 
 func newGoldenCheck(src *source) *goldenCheck {
@@ -97,7 +99,9 @@ func (d *differ) settle(e, a *srcLine) {
 // bindings when it answers false.
 func (g *goldenCheck) prove(m *tolerant.Matcher, e, a *srcLine) (ok bool, ts string, t time.Time) {
 	var holes []tolerant.Hole
-	if ok, holes, ts, t = g.comp.Prove(m, e.raw, a.raw, a.members, &g.lk); !ok {
+	if ok, holes, ts, t = g.comp.Prove(m, e.raw, a.raw, a.members, &g.lk); ok {
+		g.byMembers++
+	} else {
 		g.holes, g.ptrs, ok = g.comp.Lex(g.holes[:0], g.ptrs[:0], e.raw, &g.lk)
 		if !ok {
 			return false, "", t
