@@ -155,17 +155,17 @@ func (s *bindings) find(b []byte, h uint32, byValue bool) int {
 }
 
 // findName is find(name, hashName(name), false), trying the recent name
-// in name's slot first.
-func (s *bindings) findName(name []byte) int {
+// in name's slot first; when name is not bound, h is its hash (for add).
+func (s *bindings) findName(name []byte) (i int, h uint32) {
 	k := recentSlot(name)
 	if r := s.recent[k]; r != 0 && s.recentNames[k] == string(name) {
-		return int(r - 1)
+		return int(r - 1), 0
 	}
-	i := s.find(name, s.hashName(name), false)
-	if i >= 0 {
+	h = s.hashName(name)
+	if i = s.find(name, h, false); i >= 0 {
 		s.remember(i)
 	}
-	return i
+	return i, h
 }
 
 func (s *bindings) remember(i int) {

@@ -68,7 +68,7 @@ func TestBindingsMatchMaps(t *testing.T) {
 			if got := s.find([]byte(k), s.hashName([]byte(k)), false); got != want {
 				t.Fatalf("find name %q = %d, want %d", k, got, want)
 			}
-			if got := s.findName([]byte(k)); got != want {
+			if got, _ := s.findName([]byte(k)); got != want {
 				t.Fatalf("findName %q = %d, want %d", k, got, want)
 			}
 			if len(order) > 0 {

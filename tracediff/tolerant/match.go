@@ -217,7 +217,8 @@ func (m *Matcher) bindCanon(name string, canon []byte) string {
 // bindCanonAt is bindCanon at pointer ptr.
 func (m *Matcher) bindCanonAt(name string, canon, ptr []byte) string {
 	nb := unsafe.Slice(unsafe.StringData(name), len(name))
-	if i := m.binds.findName(nb); i >= 0 {
+	i, hn := m.binds.findName(nb)
+	if i >= 0 {
 		_, bc := m.binds.nameCanon(i)
 		if string(bc) == string(canon) {
 			return ""
@@ -229,7 +230,7 @@ func (m *Matcher) bindCanonAt(name string, canon, ptr []byte) string {
 		}
 		return fmt.Sprintf("[%s] is bound to %s (%s)", name, cut(b.canon, 60), where(b))
 	}
-	hn, hv := m.binds.hashName(nb), m.binds.hashVal(canon)
+	hv := m.binds.hashVal(canon)
 	if o := m.binds.find(canon, hv, true); o >= 0 {
 		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", m.binds.name(o), where(m.binds.binding(o)))
 	}

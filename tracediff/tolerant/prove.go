@@ -52,26 +52,25 @@ func (k *Compiler) prove(m *Matcher, g, a []byte, members []journal.MemberSpan) 
 			return false, "", t
 		}
 		// What comes before the value, a separator and the key, is the
-		// event's: no hole stands there.
-		n := vs - ap
-		if len(g)-gp < n || string(g[gp:gp+n]) != string(a[ap:vs]) {
+		// event's: no hole stands there. Most values are the event's too,
+		// so both are compared at once.
+		n, same := vs-ap, false
+		if len(g)-gp >= ve-ap && string(g[gp:gp+ve-ap]) == string(a[ap:ve]) {
+			same = true
+		} else if len(g)-gp < n || string(g[gp:gp+n]) != string(a[ap:vs]) {
 			return false, "", t
 		}
 		gp += n
 		av := a[vs:ve]
 		switch s.Member {
 		case journal.MemberActor, journal.MemberPayload, journal.MemberProvenance, journal.MemberRedaction:
-			start := gp
-			if gp, ok = k.proveContainer(m, s.Member, g, gp, av); !ok {
+			if gp, ok = k.proveContainer(m, s.Member, g, gp, av, same); !ok {
 				return false, "", t
-			}
-			if s.Member == journal.MemberProvenance && k.lex.key.RunID == nil {
-				k.lex.key.RunID = runIDOf(g[start:gp])
 			}
 		default:
 			start := gp
 			var ts string
-			if gp, ts, ok = k.proveScalar(m, s.Member, g, gp, av); !ok {
+			if gp, ts, ok = k.proveScalar(m, s.Member, g, gp, av, same); !ok {
 				return false, "", t
 			}
 			if ts != "" {
@@ -95,10 +94,10 @@ func (k *Compiler) prove(m *Matcher, g, a []byte, members []journal.MemberSpan) 
 
 // proveScalar reads the golden's value at g[gp] for the event's scalar
 // member value av (a string without escapes, or a number: the lean path's
-// envelope) and returns the index past it; ts is the event's timestamp
-// when the golden holds "[TIMESTAMP]" for it.
-func (k *Compiler) proveScalar(m *Matcher, member journal.Member, g []byte, gp int, av []byte) (end int, ts string, ok bool) {
-	same := len(g)-gp >= len(av) && string(g[gp:gp+len(av)]) == string(av)
+// envelope; same: the golden's bytes there are av) and returns the index
+// past it; ts is the event's timestamp when the golden holds
+// "[TIMESTAMP]" for it.
+func (k *Compiler) proveScalar(m *Matcher, member journal.Member, g []byte, gp int, av []byte, same bool) (end int, ts string, ok bool) {
 	if same && (av[0] != '"' || plainLiteral(av[1:len(av)-1], false)) {
 		return gp + len(av), "", true // the event's literal, which reads as nothing else
 	}
@@ -137,15 +136,17 @@ func (k *Compiler) proveScalar(m *Matcher, member journal.Member, g []byte, gp i
 }
 
 // proveContainer reads the golden's value at g[gp] for the event's
-// container member value av and returns the index past it. A value the
-// same bytes as the event's that no string of it can read as a hole
-// (literalOnly) is taken as it is; any other is lexed (memberValue), and
-// its holes matched against av.
-func (k *Compiler) proveContainer(m *Matcher, member journal.Member, g []byte, gp int, av []byte) (int, bool) {
-	same := len(g)-gp >= len(av) && string(g[gp:gp+len(av)]) == string(av)
+// container member value av (same: the golden's bytes there are av) and
+// returns the index past it. A value the same bytes as the event's that no
+// string of it can read as a hole (literalOnly) is taken as it is; any
+// other is lexed (memberValue), and its holes matched against av.
+func (k *Compiler) proveContainer(m *Matcher, member journal.Member, g []byte, gp int, av []byte, same bool) (int, bool) {
 	clean := &k.clean[member]
 	if same && (string(*clean) == string(av) || literalOnly(av)) {
 		k.keepClean(clean, av)
+		if member == journal.MemberProvenance {
+			k.lex.key.RunID = runIDOf(g[gp : gp+len(av)])
+		}
 		return gp + len(av), true
 	}
 	n := len(k.holes)
@@ -195,9 +196,9 @@ func literalOnly(v []byte) bool {
 	}
 }
 
-// runIDOf is the text of the run_id member of provenance object v, a
-// value that the lean path read (no escapes in it, so a quote before
-// run_id": opens a key) and that holds no hole; nil when there is none.
+// runIDOf is the text of the run_id member of provenance object v, the
+// bytes of one that the lean path read (no escapes in them, so a quote
+// before run_id": opens a key); nil when there is none.
 func runIDOf(v []byte) []byte {
 	const k = `"run_id":`
 	i := bytes.Index(v, []byte(k))
