@@ -95,3 +95,30 @@ func TestBindingsMatchMaps(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBindTrace binds as a diff of a normalized 200k-event golden
+// does, line by line: a new name for the event's id, then the session's,
+// the run's and the parent's names, bound before. ns/op is per line.
+func BenchmarkBindTrace(b *testing.B) {
+	const lines = 200000
+	names := make([]string, lines+4)
+	vals := make([][]byte, lines+4)
+	for i := range names {
+		names[i] = "ID-" + strconv.Itoa(i)
+		vals[i] = []byte(`"evt-` + strconv.Itoa(i) + `"`)
+	}
+	ptr := []byte("/event_id")
+	b.ReportAllocs()
+	for b.Loop() {
+		m := NewMatcher(true)
+		m.bindCanonAt(names[2], []byte(`"session"`), ptr)
+		m.bindCanonAt(names[3], []byte(`"run"`), ptr)
+		for i := 4; i < len(names); i++ {
+			m.Line = i
+			if m.bindCanonAt(names[i], vals[i], ptr) != "" || m.bindCanonAt(names[2], []byte(`"session"`), ptr) != "" ||
+				m.bindCanonAt(names[3], []byte(`"run"`), ptr) != "" || m.bindCanonAt(names[i-1], vals[i-1], ptr) != "" && i > 4 {
+				b.Fatal("a binding failed")
+			}
+		}
+	}
+}
