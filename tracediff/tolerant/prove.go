@@ -183,10 +183,10 @@ func literalOnly(v []byte) bool {
 	if bytes.Contains(v, []byte("...")) { // "..." and "{...}"
 		return false
 	}
-	for i := 0; ; {
+	for i := 0; i < len(v); {
 		j := bytes.IndexByte(v[i:], '\\')
 		if j < 0 {
-			return true
+			break
 		}
 		i += j + 1
 		if i < len(v) && (v[i] == '\\' || v[i] == 'u') {
@@ -194,6 +194,7 @@ func literalOnly(v []byte) bool {
 		}
 		i++ // the escaped byte
 	}
+	return true
 }
 
 // runIDOf is the text of the run_id member of provenance object v, the

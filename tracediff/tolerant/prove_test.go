@@ -240,6 +240,8 @@ func TestLiteralOnly(t *testing.T) {
 		{`{"a":"\u005bX]"}`, false},
 		{`{"a":"say \"[X]\""}`, false},
 		{`{"a":"x\\"}`, false},
+		{`"a\n"`, true},
+		{`\`, true}, // not JSON, but no panic at a backslash that ends the text
 	} {
 		if got := literalOnly([]byte(c.v)); got != c.want {
 			t.Errorf("literalOnly(%s) = %v, want %v", c.v, got, c.want)
