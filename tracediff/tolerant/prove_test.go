@@ -16,7 +16,9 @@ import (
 
 // provePairs are traces as (golden, actual) line pairs: the test traces
 // and a generated one, each event with its normalized golden line.
-func provePairs(t *testing.T) [][][2][]byte {
+func provePairs(t *testing.T) [][][2][]byte { return provePairsFrom(t) }
+
+func provePairsFrom(t testing.TB) [][][2][]byte {
 	t.Helper()
 	var traces [][][]byte
 	files, _ := filepath.Glob("../../testdata/good/*.jsonl")
@@ -247,4 +249,42 @@ func TestLiteralOnly(t *testing.T) {
 			t.Errorf("literalOnly(%s) = %v, want %v", c.v, got, c.want)
 		}
 	}
+}
+
+// FuzzProve: whatever the golden line and the event, Prove does not panic
+// and accepts only what Check and MatchHoles accept, with their bindings.
+func FuzzProve(f *testing.F) {
+	for _, pairs := range provePairsFrom(f) {
+		for _, p := range pairs[:min(len(pairs), 8)] {
+			f.Add(p[0], p[1])
+		}
+	}
+	f.Fuzz(func(t *testing.T, g, a []byte) {
+		var sc journal.LineScanner
+		members, ok := sc.Members(nil, a)
+		if !ok {
+			return
+		}
+		var ck, pk Compiler
+		oracle, prover := NewMatcher(true), NewMatcher(true)
+		holes, _, compiled, err := ck.Check(nil, nil, g)
+		wantOK := false
+		if compiled && err == nil {
+			wantOK, _, _ = oracle.MatchHoles(g, holes, a)
+		}
+		var key LexKey
+		gotOK, gotHoles, _, _ := pk.Prove(prover, g, a, members, &key)
+		if gotOK && !wantOK {
+			t.Fatalf("Prove accepts what Check and MatchHoles do not:\n%s\n%s", g, a)
+		}
+		if gotOK && holesText(gotHoles) != holesText(holes) {
+			t.Fatalf("holes %s, Check's %s", holesText(gotHoles), holesText(holes))
+		}
+		if gotOK && bindingsText(prover) != bindingsText(oracle) {
+			t.Fatalf("bindings %s, MatchHoles's %s", bindingsText(prover), bindingsText(oracle))
+		}
+		if !gotOK && prover.Bindings() != 0 {
+			t.Fatalf("Prove answered false and kept %d bindings", prover.Bindings())
+		}
+	})
 }
