@@ -1,9 +1,9 @@
 package tracediff
 
-// A tolerant golden compared with a validated trace is only keyed as it is
-// read (source.lex): its lines come to the comparison pending, and their
+// A tolerant golden compared with a validated trace is not checked as it
+// is read (source.lex): its lines come to the comparison pending, and their
 // shape check runs here, in file order, as the comparison takes each one.
-// A keyed line is matched at once against the actual line at hand: by
+// Each is matched at once against the actual line at hand: by
 // comparing it with the event member by member when the validator says
 // where the event's members stand (tolerant.Compiler.Prove), else by
 // lexing it and matching the lexer's holes (Lex, MatchHoles). When that
@@ -21,7 +21,7 @@ import (
 	"github.com/tracecheck/tracecheck/tracediff/tolerant"
 )
 
-// goldenCheck is the shape check of a lexed golden.
+// goldenCheck is the shape check of a golden read pending (source.lex).
 type goldenCheck struct {
 	src   *source // the reading source, for its read error at the end
 	chk   source  // its fill, keys and compiler for the full check
