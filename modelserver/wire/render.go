@@ -44,17 +44,32 @@ const ArgumentPiece = 8
 // response; a streamed turn asked for whole is one message with the chunks
 // joined.
 func Render(req *Request, a Answer) Response {
+	resp, _ := RenderInto(nil, req, a)
+	return resp
+}
+
+// RenderInto is Render with the bytes of an OpenAI Chat Completions
+// answer, whole or streamed, written into buf when its capacity holds
+// them (a buffer the caller reuses from answer to answer). It returns the
+// buffer the response's bytes are in, which the caller may reuse once the
+// response is written; nil when the response has its own.
+func RenderInto(buf []byte, req *Request, a Answer) (Response, []byte) {
 	switch {
 	case req.API == OpenAIResponses:
-		return renderResponses(req, a)
+		return renderResponses(req, a), nil
 	case req.API == AnthropicMessages && req.Stream:
-		return Response{ContentType: ContentSSE, Events: anthropicStream(a)}
+		return Response{ContentType: ContentSSE, Events: anthropicStream(a)}, nil
 	case req.API == AnthropicMessages:
-		return Response{ContentType: ContentJSON, Body: append(anthropicMessage(a).AppendJSON(nil), '\n')}
+		return Response{ContentType: ContentJSON, Body: append(anthropicMessage(a).AppendJSON(nil), '\n')}, nil
 	case req.Stream:
-		return Response{ContentType: ContentSSE, Events: openAIStream(a, req.IncludeUsage)}
+		events, buf := openAIStream(buf, a, req.IncludeUsage)
+		return Response{ContentType: ContentSSE, Events: events}, buf
 	}
-	return Response{ContentType: ContentJSON, Body: append(appendOpenAICompletion(make([]byte, 0, 512), a), '\n')}
+	if cap(buf) < 512 {
+		buf = make([]byte, 0, 512)
+	}
+	buf = append(appendOpenAICompletion(buf[:0], a), '\n')
+	return Response{ContentType: ContentJSON, Body: buf}, buf
 }
 
 // deltas are the text pieces a stream carries: the chunks of a streamed
@@ -140,7 +155,7 @@ func appendOpenAICompletion(buf []byte, a Answer) []byte {
 	return append(buf, `}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0},"system_fingerprint":null}`...)
 }
 
-func openAIStream(a Answer, includeUsage bool) [][]byte {
+func openAIStream(buf []byte, a Answer, includeUsage bool) ([][]byte, []byte) {
 	// Every chunk is head, its delta, then tail: written straight into
 	// one buffer (the bytes the Values of each chunk would give, members
 	// in this order; TestOpenAIStreamMatchesValues).
@@ -167,7 +182,10 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 	for _, d := range ds {
 		size += len(d) + len(d)/8
 	}
-	buf := make([]byte, 0, n*(len(head)+96)+size)
+	if want := n*(len(head)+96) + size; cap(buf) < want {
+		buf = make([]byte, 0, want)
+	}
+	buf = buf[:0]
 	ends := make([]int, 0, n)
 	finishNull := []byte(`,"logprobs":null,"finish_reason":null}]`)
 	end := func() {
@@ -228,7 +246,7 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 		out[i] = buf[start:e:e]
 		start = e
 	}
-	return out
+	return out, buf
 }
 
 func dataEvent(v jsonv.Value) []byte {
