@@ -283,6 +283,14 @@ func (d *decoder) grow(n int, v val) []byte {
 // strEnd is the index past the string literal at v[i].
 func strEnd(v []byte, i int) int {
 	j := i + 1
+	// Most strings are short (keys, roles, ids): their end is found
+	// before a call to bytes.IndexByte would have returned.
+	for lim := min(j+16, len(v)); j < lim && v[j] != '\\'; j++ {
+		if v[j] == '"' {
+			return j + 1
+		}
+	}
+	j = i + 1
 	for {
 		q := bytes.IndexByte(v[j:], '"')
 		if q < 0 {
