@@ -60,6 +60,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -275,6 +276,8 @@ type Server struct {
 	stopOnce sync.Once
 	watchMu  sync.Mutex
 	watched  map[*http.Server]bool
+	// lastWatched is the http.Server last seen registered in watched.
+	lastWatched atomic.Pointer[http.Server]
 }
 
 // record is the exchange being written to the trace, under Server.mu: its
@@ -403,10 +406,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.intake.Lock()
-	send := s.exchange(w, r, api)
+	taken, ok := s.exchange(w, r, api)
 	s.intake.Unlock()
-	if send != nil {
-		send()
+	if ok {
+		s.answer(w, r, taken)
 	}
 }
 
@@ -559,28 +562,36 @@ func methodNotAllowed(r *http.Request) *wire.Error {
 	return &wire.Error{Status: 405, Type: wire.TypeNotFound, Message: fmt.Sprintf("method %s is not allowed on %s", wire.Short(r.Method), wire.Short(r.URL.Path))}
 }
 
+// taken is a request whose turn is taken and recorded, to be answered.
+type taken struct {
+	api  wire.API
+	req  *wire.Request
+	turn int
+	t    fakemodel.Turn
+}
+
 // exchange takes one model request (the caller holds the intake): read,
 // decode and check it, take the next turn and record the exchange. It
-// returns what writes the answer or serves the turn's fault, which the
-// caller runs after leaving the intake (a slow reader, or a stall, delays
-// nobody else); nil when the request was rejected (already answered).
-func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) func() {
+// returns what answer writes or serves (the turn's fault), which the
+// caller does after leaving the intake (a slow reader, or a stall, delays
+// nobody else); false when the request was rejected (already answered).
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) (taken, bool) {
 	body, ok := s.readBody(w, r, api)
 	if !ok {
-		return nil
+		return taken{}, false
 	}
 	req, werr := wire.DecodeWith(api, body, decodeOptions(r))
 	body = nil // the request keeps what it needs
 	if werr != nil {
 		s.reject(w, api, req, kindOf(werr), werr) // req is set when only the tool-call protocol is broken
-		return nil
+		return taken{}, false
 	}
 	s.mu.Lock()
 	turn := s.report.Answered + 1
 	if s.report.Answered+s.report.Rejections() >= s.opt.MaxExchanges {
 		s.mu.Unlock()
 		s.reject(w, api, req, KindTooMany, wire.Invalid("", "this server answers at most %d requests", s.opt.MaxExchanges))
-		return nil
+		return taken{}, false
 	}
 	exhausted := s.model.Remaining() == 0
 	if exhausted && s.opt.Exhausted == ExhaustedError {
@@ -588,7 +599,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 		e := wire.Invalid("", "the script has no turn left: all %d scripted turns were answered (request %d)", len(s.script.Turns), turn)
 		e.Code = KindExhausted
 		s.reject(w, api, req, KindExhausted, e)
-		return nil
+		return taken{}, false
 	}
 	t := s.model.Respond(nil, req.Tools)
 	s.report.Answered++
@@ -615,29 +626,32 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 		fmt.Fprintf(s.opt.Log, "served fault: turn %d: %s %s\n", turn, api, describeFault(t.Fault))
 	}
 	s.mu.Unlock()
+	return taken{api: api, req: req, turn: turn, t: t}, true
+}
 
-	return func() {
-		prefix := "chatcmpl-tracecheck-"
-		if api == wire.AnthropicMessages {
-			prefix = "msg_tracecheck_"
-		}
-		if api == wire.OpenAIResponses {
-			prefix = "resp_tracecheck_" // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
-		}
-		var id [32]byte
-		a := wire.Answer{ID: string(appendPad(append(id[:0], prefix...), turn)), Created: scenarios.ClockStart.Unix() + int64(turn), Model: req.Model, Turn: t}
-		if t.Fault != nil {
-			s.serveFault(w, r, api, wire.Render(req, a), turn, t.Fault)
-			return
-		}
-		pooled := answerBufs.Get().(*[]byte)
-		resp, buf := wire.RenderInto(*pooled, req, a)
-		write(w, resp, api, turn)
-		if buf != nil && cap(buf) <= maxKeptAnswer {
-			*pooled = buf[:0]
-		}
-		answerBufs.Put(pooled)
+// answer writes the answer to a taken request, or serves its turn's
+// fault.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, tk taken) {
+	prefix := "chatcmpl-tracecheck-"
+	if tk.api == wire.AnthropicMessages {
+		prefix = "msg_tracecheck_"
 	}
+	if tk.api == wire.OpenAIResponses {
+		prefix = "resp_tracecheck_" // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
+	}
+	var id [32]byte
+	a := wire.Answer{ID: string(appendPad(append(id[:0], prefix...), tk.turn)), Created: scenarios.ClockStart.Unix() + int64(tk.turn), Model: tk.req.Model, Turn: tk.t}
+	if tk.t.Fault != nil {
+		s.serveFault(w, r, tk.api, wire.Render(tk.req, a), tk.turn, tk.t.Fault)
+		return
+	}
+	pooled := answerBufs.Get().(*[]byte)
+	resp, buf := wire.RenderInto(*pooled, tk.req, a)
+	write(w, resp, tk.api, tk.turn)
+	if buf != nil && cap(buf) <= maxKeptAnswer {
+		*pooled = buf[:0]
+	}
+	answerBufs.Put(pooled)
 }
 
 // answerBufs are the buffers answers are rendered into (wire.RenderInto),

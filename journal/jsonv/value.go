@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Kind is the JSON type of a Value.
@@ -388,6 +389,12 @@ const hexDigits = "0123456789abcdef"
 // escaped (\n \r \t \b \f by name, the rest as \u00xx); everything else,
 // DEL, U+2028 and U+2029 included, is written as is. s must be valid UTF-8.
 func AppendPyString(dst []byte, s string) []byte {
+	return AppendPyBytes(dst, unsafe.Slice(unsafe.StringData(s), len(s))) // only read
+}
+
+// AppendPyBytes is AppendPyString of the text s holds, making no string
+// of it.
+func AppendPyBytes(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {

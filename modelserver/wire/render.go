@@ -86,11 +86,14 @@ func deltas(t fakemodel.Turn) []string {
 
 // arguments is a call's arguments as compact JSON, members in the
 // script's order.
-func arguments(args jsonv.Value) string {
+func arguments(args jsonv.Value) string { return string(appendArguments(nil, args)) }
+
+// appendArguments appends arguments(args).
+func appendArguments(dst []byte, args jsonv.Value) []byte {
 	if !args.IsValid() {
-		return "{}"
+		return append(dst, "{}"...)
 	}
-	return string(args.AppendJSON(nil))
+	return args.AppendJSON(dst)
 }
 
 // SplitArguments cuts s into pieces of at most ArgumentPiece bytes, never
@@ -98,14 +101,20 @@ func arguments(args jsonv.Value) string {
 func SplitArguments(s string) []string {
 	var out []string
 	for len(s) > 0 {
-		n := min(ArgumentPiece, len(s))
-		for n < len(s) && !utf8.RuneStart(s[n]) {
-			n++
-		}
+		n := pieceLen(s)
 		out = append(out, s[:n])
 		s = s[n:]
 	}
 	return out
+}
+
+// pieceLen is the length of the first of SplitArguments' pieces of s.
+func pieceLen[T string | []byte](s T) int {
+	n := min(ArgumentPiece, len(s))
+	for n < len(s) && !utf8.RuneStart(s[n]) {
+		n++
+	}
+	return n
 }
 
 func zeroUsageOpenAI() jsonv.Value {
@@ -146,7 +155,8 @@ func appendOpenAICompletion(buf []byte, a Answer) []byte {
 			}
 			buf = jsonv.AppendPyString(append(buf, `{"id":`...), c.ID)
 			buf = jsonv.AppendPyString(append(buf, `,"type":"function","function":{"name":`...), c.Name)
-			buf = jsonv.AppendPyString(append(buf, `,"arguments":`...), arguments(c.Arguments))
+			var args [256]byte // the arguments' JSON, written again as a string
+			buf = jsonv.AppendPyBytes(append(buf, `,"arguments":`...), appendArguments(args[:0], c.Arguments))
 			buf = append(buf, "}}"...)
 		}
 		buf = append(buf, ']')
@@ -170,10 +180,19 @@ func openAIStream(buf []byte, a Answer, includeUsage bool) ([][]byte, []byte) {
 	// size that holds the usual delta.
 	ds := deltas(a.Turn)
 	n := 3 + len(ds)
-	pieces := make([][]string, len(a.Turn.ToolCalls))
-	for i, c := range a.Turn.ToolCalls {
-		pieces[i] = SplitArguments(arguments(c.Arguments))
-		n += 1 + len(pieces[i])
+	// The calls' arguments, one after the other in args (argEnds[i] ends
+	// call i's), each sent in SplitArguments' pieces.
+	var argSpace [512]byte
+	var endSpace [8]int
+	args, argEnds := argSpace[:0], endSpace[:0]
+	for _, c := range a.Turn.ToolCalls {
+		start := len(args)
+		args = appendArguments(args, c.Arguments)
+		argEnds = append(argEnds, len(args))
+		for p := args[start:]; len(p) > 0; p = p[pieceLen(p):] {
+			n++
+		}
+		n++
 	}
 	if includeUsage {
 		n++
@@ -217,9 +236,13 @@ func openAIStream(buf []byte, a Answer, includeUsage bool) ([][]byte, []byte) {
 		buf = append(buf, `,"arguments":""}}]}`...)
 		buf = append(buf, finishNull...)
 		end()
-		for _, p := range pieces[i] {
+		start := 0
+		if i > 0 {
+			start = argEnds[i-1]
+		}
+		for p := args[start:argEnds[i]]; len(p) > 0; p = p[pieceLen(p):] {
 			call()
-			buf = jsonv.AppendPyString(append(buf, `,"function":{"arguments":`...), p)
+			buf = jsonv.AppendPyBytes(append(buf, `,"function":{"arguments":`...), p[:pieceLen(p)])
 			buf = append(buf, `}}]}`...)
 			buf = append(buf, finishNull...)
 			end()
