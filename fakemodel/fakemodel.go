@@ -195,7 +195,7 @@ func (t Turn) ResponseCount() int {
 // its AppendJSON writes it, building no Values: the model server writes
 // these into every exchange's trace lines.
 func (t Turn) AppendResponsePayload(dst []byte, turn, i int) []byte {
-	dst = strconv.AppendInt(append(dst, `{"turn":`...), int64(turn), 10)
+	dst = jsonv.AppendInt(append(dst, `{"turn":`...), int64(turn))
 	if !t.Streamed() {
 		dst = jsonv.AppendPyString(append(dst, `,"content":`...), t.Content)
 		dst = strconv.AppendBool(append(dst, `,"stop":`...), t.Stop)

@@ -671,7 +671,7 @@ func appendPad(b []byte, n int) []byte {
 	case n >= 0 && n < 1000:
 		return append(b, '0'+byte(n/100), '0'+byte(n/10%10), '0'+byte(n%10))
 	case n >= 1000:
-		return strconv.AppendInt(b, int64(n), 10)
+		return jsonv.AppendInt(b, int64(n))
 	}
 	return fmt.Appendf(b, "%03d", n)
 }
@@ -689,7 +689,7 @@ func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
 	b := appendPad(append(text[:0], "req_tracecheck_"...), turn)
 	idEnd := len(b)
 	if resp.Events == nil {
-		b = strconv.AppendInt(b, int64(len(resp.Body)), 10)
+		b = jsonv.AppendInt(b, int64(len(resp.Body)))
 	}
 	both := string(b)
 	vals[0], vals[1] = resp.ContentType, both[:idEnd]
@@ -747,9 +747,9 @@ func (s *Server) recordRequest(turn int, req *wire.Request) {
 func (s *Server) appendRequestPayload(b []byte, turn int, req *wire.Request) []byte {
 	b = slices.Grow(b, 128+len(req.Tools)*16+len(req.Messages)*160)
 	b = append(b, `{"turn":`...)
-	b = strconv.AppendInt(b, int64(turn), 10)
+	b = jsonv.AppendInt(b, int64(turn))
 	b = append(b, `,"message_count":`...)
-	b = strconv.AppendInt(b, int64(len(req.Messages)), 10)
+	b = jsonv.AppendInt(b, int64(len(req.Messages)))
 	b = append(b, `,"roles":[`...)
 	for i, m := range req.Messages {
 		b = appendStr(b, i, m.Role)
@@ -805,7 +805,7 @@ func (s *Server) appendDigest(b []byte, m *wire.Message) []byte {
 	b = append(b, `,"sha256":"`...)
 	b = hex.AppendEncode(b, sum[:])
 	b = append(b, `","chars":`...)
-	b = strconv.AppendInt(b, int64(utf8.RuneCountInString(text)), 10)
+	b = jsonv.AppendInt(b, int64(utf8.RuneCountInString(text)))
 	b = append(b, `,"preview":`...)
 	b = jsonv.Str(preview(text)).AppendJSON(b)
 	return append(b, '}')

@@ -2,7 +2,9 @@ package jsonv
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -90,5 +92,19 @@ func TestAppendPyStringMatchesBytewise(t *testing.T) {
 			}
 		}
 		check(string(b))
+	}
+}
+
+// TestAppendIntIsStrconv: AppendInt writes what strconv.AppendInt does,
+// at and around each count of digits it writes itself and past them.
+func TestAppendIntIsStrconv(t *testing.T) {
+	ns := []int64{math.MinInt64, math.MaxInt64, -10000, -1, 10000, 10001, 99999, 1 << 40}
+	for n := int64(-20); n <= 10020; n++ {
+		ns = append(ns, n)
+	}
+	for _, n := range ns {
+		if got, want := AppendInt([]byte("x"), n), strconv.AppendInt([]byte("x"), n, 10); !bytes.Equal(got, want) {
+			t.Fatalf("AppendInt(%d) = %s, want %s", n, got, want)
+		}
 	}
 }

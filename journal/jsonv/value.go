@@ -435,6 +435,23 @@ func appendPyEscape(dst []byte, c byte) []byte {
 // the backslash; the other C0 controls are written as \u00xx.
 var pyEscapeLetter = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
 
+// AppendInt appends n in decimal, as strconv.AppendInt(dst, n, 10): the
+// small numbers JSON lines hold (sequences, turns, counts) written digit
+// by digit, without strconv's buffer and copy.
+func AppendInt(dst []byte, n int64) []byte {
+	switch {
+	case n < 0 || n >= 10000:
+		return strconv.AppendInt(dst, n, 10)
+	case n < 10:
+		return append(dst, byte('0'+n))
+	case n < 100:
+		return append(dst, byte('0'+n/10), byte('0'+n%10))
+	case n < 1000:
+		return append(dst, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10))
+	}
+	return append(dst, byte('0'+n/1000), byte('0'+n/100%10), byte('0'+n/10%10), byte('0'+n%10))
+}
+
 // AppendPyFloat appends f as Python's repr(float) spells it: the shortest
 // digits that round-trip, fixed notation for decimal exponents in [-4, 16),
 // otherwise d.ddde±XX; always with ".0" when the fixed form is integral.

@@ -108,13 +108,12 @@ func (l *Log) Write(entries ...Entry) error {
 		l.tail = line[bytes.Index(line, []byte(`},"payload":{},"provenance":`))+len(`},"payload":{}`) : len(line)-2] // ,"provenance":{…},"redaction":{…}
 	}
 	buf := l.buf[:0]
-	var num [24]byte
 	for _, en := range entries {
 		buf = append(buf, `{"trace_version":"`+journal.TraceVersion+`","event_id":"evt-`...)
-		buf = appendSeq(buf, num[:0], l.next)
+		buf = appendSeq(buf, l.next)
 		buf = append(buf, '"')
 		buf = append(buf, l.session...)
-		buf = strconv.AppendInt(buf, l.next, 10)
+		buf = jsonv.AppendInt(buf, l.next)
 		buf = append(buf, `,"timestamp":"`...)
 		buf = l.appendStamp(buf, l.next)
 		buf = append(buf, l.head(&en)...)
@@ -131,7 +130,7 @@ func (l *Log) Write(entries ...Entry) error {
 		switch {
 		case l.derived:
 			buf = append(buf, `,"parent_event_id":"evt-`...)
-			buf = appendSeq(buf, num[:0], l.next-1)
+			buf = appendSeq(buf, l.next-1)
 			buf = append(buf, '"')
 		case l.parent != "":
 			buf = jsonv.AppendPyString(append(buf, `,"parent_event_id":`...), l.parent)
@@ -201,13 +200,15 @@ func appendStamp(dst []byte, n int64) []byte {
 	return append(dst, 'Z')
 }
 
-// appendSeq appends n as "%03d" spells it.
-func appendSeq(dst, scratch []byte, n int64) []byte {
-	d := strconv.AppendInt(scratch, n, 10)
-	if n >= 0 && len(d) < 3 {
-		dst = append(dst, "00"[:3-len(d)]...)
+// appendSeq appends n as eventID spells it ("%03d" when n >= 0).
+func appendSeq(dst []byte, n int64) []byte {
+	if n >= 0 && n < 100 {
+		dst = append(dst, '0')
+		if n < 10 {
+			dst = append(dst, '0')
+		}
 	}
-	return append(dst, d...)
+	return jsonv.AppendInt(dst, n)
 }
 
 // flush writes an exchange's lines and keeps the buffer when it is small.

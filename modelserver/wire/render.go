@@ -228,7 +228,7 @@ func openAIStream(buf []byte, a Answer, includeUsage bool) ([][]byte, []byte) {
 	for i, c := range a.Turn.ToolCalls {
 		call := func() {
 			buf = append(buf, head...)
-			buf = strconv.AppendInt(append(buf, `{"tool_calls":[{"index":`...), int64(i), 10)
+			buf = jsonv.AppendInt(append(buf, `{"tool_calls":[{"index":`...), int64(i))
 		}
 		call()
 		buf = jsonv.AppendPyString(append(buf, `,"id":`...), c.ID)
