@@ -17,6 +17,7 @@
 package fakemodel
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,4 +180,56 @@ func (t Turn) ResponsePayloads(turn int) []jsonv.Value {
 		)
 	}
 	return out
+}
+
+// ResponseCount is how many model.response payloads ResponsePayloads
+// returns.
+func (t Turn) ResponseCount() int {
+	if !t.Streamed() {
+		return 1
+	}
+	return len(t.Chunks)
+}
+
+// AppendResponsePayload appends payload i of ResponsePayloads(turn) as
+// its AppendJSON writes it, building no Values: the model server writes
+// these into every exchange's trace lines.
+func (t Turn) AppendResponsePayload(dst []byte, turn, i int) []byte {
+	dst = jsonv.AppendInt(append(dst, `{"turn":`...), int64(turn))
+	if !t.Streamed() {
+		dst = jsonv.AppendPyString(append(dst, `,"content":`...), t.Content)
+		dst = strconv.AppendBool(append(dst, `,"stop":`...), t.Stop)
+		dst = append(dst, `,"tool_calls":[`...)
+		for k, c := range t.ToolCalls {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonv.AppendPyString(append(dst, `{"id":`...), c.ID)
+			dst = jsonv.AppendPyString(append(dst, `,"name":`...), c.Name)
+			dst = append(dst, `,"arguments":`...)
+			if c.ArgumentsJSON != nil {
+				dst = c.ArgumentsValue().AppendJSON(dst) // its fallbacks, when the text does not parse
+			} else {
+				dst = c.AppendArguments(dst)
+			}
+			dst = append(dst, '}')
+		}
+		return append(dst, "]}"...)
+	}
+	dst = jsonv.AppendPyString(append(dst, `,"delta":`...), t.Chunks[i])
+	// The accumulated text is the chunks' escapes joined: AppendPyString
+	// escapes byte by byte, so no joined copy of the chunks is needed.
+	dst = append(dst, `,"accumulated":`...)
+	for k, chunk := range t.Chunks[:i+1] {
+		at := len(dst)
+		dst = jsonv.AppendPyString(dst, chunk)
+		if k > 0 {
+			dst = append(dst[:at], dst[at+1:]...) // the chunk's opening quote
+		}
+		if k < i {
+			dst = dst[:len(dst)-1] // its closing quote
+		}
+	}
+	dst = strconv.AppendBool(append(dst, `,"final":`...), i == len(t.Chunks)-1)
+	return append(dst, `,"tool_calls":[]}`...)
 }

@@ -71,3 +71,36 @@ func TestEmptyScriptIsExhaustedAtOnce(t *testing.T) {
 		t.Errorf("empty script answered %+v", got)
 	}
 }
+
+// TestAppendResponsePayloadMatchesValues: the payloads written straight
+// are the bytes of ResponsePayloads' Values, for whole and streamed turns,
+// escapes and a character split across chunks, calls with and without arguments, and
+// arguments held as text (valid and not).
+func TestAppendResponsePayloadMatchesValues(t *testing.T) {
+	args := jsonv.Obj(jsonv.M("q", jsonv.Str("a \"quoted\"\n\u0001 é")), jsonv.M("n", jsonv.Int(3)), jsonv.M("f", jsonv.Float(1.5)))
+	turns := []Turn{
+		{},
+		{Content: "plain", Stop: true},
+		{Content: "tab\there \"q\" \\ \u001f é 😀", ToolCalls: []reducer.ToolCall{
+			{ID: "call-1", Name: "lookup", Arguments: args},
+			{ID: "call\n2", Name: "none"},
+			{ID: "call-3", Name: "text", ArgumentsJSON: []byte(`{"b":[1,2.50,{"c":null}],"a":"x"}`)},
+			{ID: "call-4", Name: "broken", ArgumentsJSON: []byte(`{"b":`), Arguments: args},
+		}},
+		{Chunks: []string{"Observe ", "events, ", "not hidden state."}, ToolCalls: []reducer.ToolCall{{ID: "c", Name: "n", Arguments: args}}},
+		{Chunks: []string{"a\\", "\"b", "", "\n", "é😀\u0000", "\xe2\x82", "\xac"}, Stop: true},
+		{Chunks: []string{"only"}},
+	}
+	for n, tu := range turns {
+		want := tu.ResponsePayloads(n + 1)
+		if got := tu.ResponseCount(); got != len(want) {
+			t.Fatalf("turn %d: ResponseCount %d, ResponsePayloads has %d", n, got, len(want))
+		}
+		for i, p := range want {
+			got := tu.AppendResponsePayload([]byte("prefix "), n+1, i)
+			if diff := cmp.Diff(string(p.AppendJSON([]byte("prefix "))), string(got)); diff != "" {
+				t.Errorf("turn %d payload %d (-want +got):\n%s", n, i, diff)
+			}
+		}
+	}
+}

@@ -64,7 +64,7 @@ func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stop) }) }
 // this Server's stalls (registered once per http.Server).
 func (s *Server) watchShutdown(r *http.Request) {
 	hs, ok := r.Context().Value(http.ServerContextKey).(*http.Server)
-	if !ok || hs == nil {
+	if !ok || hs == nil || s.lastWatched.Load() == hs { // every request asks; one server serves them all
 		return
 	}
 	s.watchMu.Lock()
@@ -73,6 +73,7 @@ func (s *Server) watchShutdown(r *http.Request) {
 		s.watched[hs] = true
 		hs.RegisterOnShutdown(s.Stop)
 	}
+	s.lastWatched.Store(hs)
 }
 
 // serveFault serves f in place of resp, the answer rendered for the turn.

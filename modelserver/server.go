@@ -60,6 +60,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -258,11 +259,16 @@ type Server struct {
 	// next request on the same processor, behind the streamed answer the
 	// last one is still writing.)
 	intake sync.Mutex
+	// body is the buffer request bodies are read into, under the intake
+	// (a body is done with when its request is decoded: the Request
+	// copies what it keeps); kept while it is small.
+	body []byte
 
 	mu     sync.Mutex
 	model  *fakemodel.Model
 	log    *tracelog.Log
 	report Report
+	rec    record // under mu
 
 	// stop is closed by Stop (or when an http.Server serving this one
 	// shuts down): stalls end at once.
@@ -270,6 +276,31 @@ type Server struct {
 	stopOnce sync.Once
 	watchMu  sync.Mutex
 	watched  map[*http.Server]bool
+	// lastWatched is the http.Server last seen registered in watched.
+	lastWatched atomic.Pointer[http.Server]
+}
+
+// record is the exchange being written to the trace, under Server.mu: its
+// entries and their payload writers are kept from one exchange to the
+// next, so that recording one allocates nothing.
+type record struct {
+	turn    int
+	req     *wire.Request
+	answer  fakemodel.Turn
+	entries []tracelog.Entry
+	// request appends req's model.request payload; responses[i] appends
+	// answer's model.response payload i. Made once, not per exchange.
+	request   func([]byte) []byte
+	responses []func([]byte) []byte
+}
+
+// write writes entries to log as one exchange and lets go of what the
+// exchange referred to.
+func (r *record) write(log *tracelog.Log) {
+	log.Write(r.entries...)
+	clear(r.entries)
+	r.entries = r.entries[:0]
+	r.req, r.answer = nil, fakemodel.Turn{}
 }
 
 // New returns a server for script.
@@ -293,7 +324,7 @@ func New(script Script, opt Options) *Server {
 	if trace != nil && opt.Placeholders != nil {
 		trace = placeholderWriter{trace, opt.Placeholders}
 	}
-	return &Server{
+	s := &Server{
 		script:  script,
 		opt:     opt,
 		model:   fakemodel.New(script.Turns),
@@ -302,6 +333,8 @@ func New(script Script, opt Options) *Server {
 		stop:    make(chan struct{}),
 		watched: map[*http.Server]bool{},
 	}
+	s.rec.request = func(b []byte) []byte { return s.appendRequestPayload(b, s.rec.turn, s.rec.req) }
+	return s
 }
 
 // MaxConnections is Options.MaxConnections: how many connections Serve
@@ -373,10 +406,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.intake.Lock()
-	send := s.exchange(w, r, api)
+	taken, ok := s.exchange(w, r, api)
 	s.intake.Unlock()
-	if send != nil {
-		send()
+	if ok {
+		s.answer(w, r, taken)
 	}
 }
 
@@ -388,20 +421,29 @@ var servedList = strings.Join([]string{
 
 // decodeOptions are what r's headers say about reading its body.
 func decodeOptions(r *http.Request) wire.DecodeOptions {
-	return wire.DecodeOptions{MidConversationSystem: wire.AnthropicBetaAllowsSystem(r.Header.Values("anthropic-beta"))}
+	// Header.Values("anthropic-beta") canonicalizes the key into a new
+	// string on every request; this is its canonical form.
+	return wire.DecodeOptions{MidConversationSystem: wire.AnthropicBetaAllowsSystem(r.Header["Anthropic-Beta"])}
 }
 
 // readBody reads a request body within the size limit and the body
 // timeout (the caller holds the intake); a failure is rejected (and false
 // returned).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, api wire.API) ([]byte, bool) {
-	body, kind, e := ReadBody(w, r, s.opt.MaxBodyBytes, s.opt.BodyTimeout)
+	body, kind, e := readBody(w, r, s.opt.MaxBodyBytes, s.opt.BodyTimeout, s.body[:0])
+	if cap(body) <= maxKeptBody {
+		s.body = body[:0]
+	}
 	if e != nil {
 		s.reject(w, api, nil, kind, e)
 		return nil, false
 	}
 	return body, true
 }
+
+// maxKeptBody bounds the body buffer a Server keeps for the next request:
+// a large body's is let go.
+const maxKeptBody = 64 << 10
 
 // ReadBody reads r's body, at most limit bytes, within timeout from now:
 // the one way every endpoint reads a request (the scripted server, the
@@ -410,20 +452,35 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, api wire.API) 
 // 408 too slow, 400 unreadable) and has set "Connection: close", as the
 // rest of the body is never read; the caller answers with them.
 func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, string, *wire.Error) {
+	body, kind, e := readBody(w, r, limit, timeout, nil)
+	if e != nil {
+		return nil, kind, e
+	}
+	return body, "", nil
+}
+
+// readBody is ReadBody into buf (its capacity; a new buffer when that is
+// too small). The buffer read into is returned on failure too, for the
+// caller to use again.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, buf []byte) ([]byte, string, *wire.Error) {
 	tooLarge := func() ([]byte, string, *wire.Error) {
 		w.Header().Set("Connection", "close")
-		return nil, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", limit)}
+		return buf, KindTooLarge, &wire.Error{Status: 413, Type: wire.TypeTooLarge, Message: fmt.Sprintf("request body larger than %d bytes", limit)}
 	}
 	if r.ContentLength > limit {
 		return tooLarge()
 	}
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(timeout)) // an error: a writer without deadlines (a test's), read as it is
-	buf := make([]byte, 0, 512)
+	want := int64(512)
 	if r.ContentLength > 0 {
-		buf = make([]byte, 0, r.ContentLength+1) // the +1 reads the EOF without growing
+		want = r.ContentLength + 1 // the +1 reads the EOF without growing
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), buf)
+	if int64(cap(buf)) < want {
+		buf = make([]byte, 0, want)
+	}
+	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), buf[:0])
+	buf = body
 	if err == nil {
 		rc.SetReadDeadline(time.Time{}) // the connection may serve more requests, or stall a scripted fault
 		return body, "", nil
@@ -434,11 +491,11 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		return tooLarge()
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		return nil, KindTimeout, &wire.Error{Status: 408, Type: wire.TypeInvalidRequest,
+		return buf, KindTimeout, &wire.Error{Status: 408, Type: wire.TypeInvalidRequest,
 			Message: fmt.Sprintf("the request body was not read within %s (%d bytes had arrived)", timeout, len(body))}
 	}
 	w.Header().Set("Connection", "close")
-	return nil, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err)
+	return buf, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err)
 }
 
 // readAll is io.ReadAll into buf, which holds the whole body when the
@@ -505,28 +562,36 @@ func methodNotAllowed(r *http.Request) *wire.Error {
 	return &wire.Error{Status: 405, Type: wire.TypeNotFound, Message: fmt.Sprintf("method %s is not allowed on %s", wire.Short(r.Method), wire.Short(r.URL.Path))}
 }
 
+// taken is a request whose turn is taken and recorded, to be answered.
+type taken struct {
+	api  wire.API
+	req  *wire.Request
+	turn int
+	t    fakemodel.Turn
+}
+
 // exchange takes one model request (the caller holds the intake): read,
 // decode and check it, take the next turn and record the exchange. It
-// returns what writes the answer or serves the turn's fault, which the
-// caller runs after leaving the intake (a slow reader, or a stall, delays
-// nobody else); nil when the request was rejected (already answered).
-func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) func() {
+// returns what answer writes or serves (the turn's fault), which the
+// caller does after leaving the intake (a slow reader, or a stall, delays
+// nobody else); false when the request was rejected (already answered).
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) (taken, bool) {
 	body, ok := s.readBody(w, r, api)
 	if !ok {
-		return nil
+		return taken{}, false
 	}
 	req, werr := wire.DecodeWith(api, body, decodeOptions(r))
 	body = nil // the request keeps what it needs
 	if werr != nil {
 		s.reject(w, api, req, kindOf(werr), werr) // req is set when only the tool-call protocol is broken
-		return nil
+		return taken{}, false
 	}
 	s.mu.Lock()
 	turn := s.report.Answered + 1
 	if s.report.Answered+s.report.Rejections() >= s.opt.MaxExchanges {
 		s.mu.Unlock()
 		s.reject(w, api, req, KindTooMany, wire.Invalid("", "this server answers at most %d requests", s.opt.MaxExchanges))
-		return nil
+		return taken{}, false
 	}
 	exhausted := s.model.Remaining() == 0
 	if exhausted && s.opt.Exhausted == ExhaustedError {
@@ -534,7 +599,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 		e := wire.Invalid("", "the script has no turn left: all %d scripted turns were answered (request %d)", len(s.script.Turns), turn)
 		e.Code = KindExhausted
 		s.reject(w, api, req, KindExhausted, e)
-		return nil
+		return taken{}, false
 	}
 	t := s.model.Respond(nil, req.Tools)
 	s.report.Answered++
@@ -543,49 +608,72 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 	} else {
 		s.report.Used++
 	}
+	s.recordRequest(turn, req)
 	if t.Fault != nil {
 		s.report.Faults++
-		s.log.Write(s.requestEntry(turn, req), tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: faultPayload(turn, t.Fault)})
+		s.rec.entries = append(s.rec.entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: faultPayload(turn, t.Fault)})
 	} else {
-		payloads := t.ResponsePayloads(turn)
-		entries := make([]tracelog.Entry, 1, 1+len(payloads))
-		entries[0] = s.requestEntry(turn, req)
-		for _, p := range payloads {
-			entries = append(entries, tracelog.Entry{Type: "model.response", Actor: s.modelActor(), Payload: p})
+		s.rec.answer = t
+		for i := range t.ResponseCount() {
+			if i == len(s.rec.responses) {
+				s.rec.responses = append(s.rec.responses, func(b []byte) []byte { return s.rec.answer.AppendResponsePayload(b, s.rec.turn, i) })
+			}
+			s.rec.entries = append(s.rec.entries, tracelog.Entry{Type: "model.response", Actor: s.modelActor(), AppendPayload: s.rec.responses[i]})
 		}
-		s.log.Write(entries...)
 	}
+	s.rec.write(s.log)
 	if t.Fault != nil && s.opt.Log != nil {
 		fmt.Fprintf(s.opt.Log, "served fault: turn %d: %s %s\n", turn, api, describeFault(t.Fault))
 	}
 	s.mu.Unlock()
-
-	return func() {
-		id := "chatcmpl-tracecheck-" + pad(turn)
-		if api == wire.AnthropicMessages {
-			id = "msg_tracecheck_" + pad(turn)
-		}
-		if api == wire.OpenAIResponses {
-			id = "resp_tracecheck_" + pad(turn) // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
-		}
-		resp := wire.Render(req, wire.Answer{ID: id, Created: scenarios.ClockStart.Unix() + int64(turn), Model: req.Model, Turn: t})
-		if t.Fault != nil {
-			s.serveFault(w, r, api, resp, turn, t.Fault)
-			return
-		}
-		write(w, resp, api, turn)
-	}
+	return taken{api: api, req: req, turn: turn, t: t}, true
 }
 
+// answer writes the answer to a taken request, or serves its turn's
+// fault.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, tk taken) {
+	prefix := "chatcmpl-tracecheck-"
+	if tk.api == wire.AnthropicMessages {
+		prefix = "msg_tracecheck_"
+	}
+	if tk.api == wire.OpenAIResponses {
+		prefix = "resp_tracecheck_" // its items: msg_tracecheck_001_0, fc_tracecheck_001_1, ...
+	}
+	var id [32]byte
+	a := wire.Answer{ID: string(appendPad(append(id[:0], prefix...), tk.turn)), Created: scenarios.ClockStart.Unix() + int64(tk.turn), Model: tk.req.Model, Turn: tk.t}
+	if tk.t.Fault != nil {
+		s.serveFault(w, r, tk.api, wire.Render(tk.req, a), tk.turn, tk.t.Fault)
+		return
+	}
+	pooled := answerBufs.Get().(*[]byte)
+	resp, buf := wire.RenderInto(*pooled, tk.req, a)
+	write(w, resp, tk.api, tk.turn)
+	if buf != nil && cap(buf) <= maxKeptAnswer {
+		*pooled = buf[:0]
+	}
+	answerBufs.Put(pooled)
+}
+
+// answerBufs are the buffers answers are rendered into (wire.RenderInto),
+// each used again once its answer is written (outside the intake, so one
+// per answer being written).
+var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxKeptAnswer bounds an answer buffer put back in answerBufs.
+const maxKeptAnswer = 64 << 10
+
 // pad is n as "%03d" spells it.
-func pad(n int) string {
+func pad(n int) string { return string(appendPad(nil, n)) }
+
+// appendPad appends n as "%03d" spells it.
+func appendPad(b []byte, n int) []byte {
 	switch {
 	case n >= 0 && n < 1000:
-		return string([]byte{'0' + byte(n/100), '0' + byte(n/10%10), '0' + byte(n%10)})
+		return append(b, '0'+byte(n/100), '0'+byte(n/10%10), '0'+byte(n%10))
 	case n >= 1000:
-		return strconv.Itoa(n)
+		return jsonv.AppendInt(b, int64(n))
 	}
-	return fmt.Sprintf("%03d", n)
+	return fmt.Appendf(b, "%03d", n)
 }
 
 // write sends a rendered response: a body, or each event flushed on its
@@ -593,15 +681,28 @@ func pad(n int) string {
 func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
 	// Keys already in canonical form, assigned without Set's
 	// canonicalization: these headers are set on every answer.
+	// The values in one slice and the request id and length in one
+	// string: two allocations for the headers of every answer.
 	h := w.Header()
-	h["Content-Type"] = []string{resp.ContentType}
-	requestID(h, api, turn)
+	vals := make([]string, 3)
+	var text [48]byte
+	b := appendPad(append(text[:0], "req_tracecheck_"...), turn)
+	idEnd := len(b)
 	if resp.Events == nil {
-		h["Content-Length"] = []string{strconv.Itoa(len(resp.Body))}
+		b = jsonv.AppendInt(b, int64(len(resp.Body)))
+	}
+	both := string(b)
+	vals[0], vals[1] = resp.ContentType, both[:idEnd]
+	h["Content-Type"] = vals[0:1:1]
+	h[requestIDKey(api)] = vals[1:2:2]
+	if resp.Events == nil {
+		vals[2] = both[idEnd:]
+		h["Content-Length"] = vals[2:3:3]
 		w.Write(resp.Body)
 		return
 	}
-	h["Cache-Control"] = []string{"no-cache"}
+	vals[2] = "no-cache"
+	h["Cache-Control"] = vals[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	f, _ := w.(http.Flusher)
 	for _, ev := range resp.Events {
@@ -617,19 +718,26 @@ func write(w http.ResponseWriter, resp wire.Response, api wire.API, turn int) {
 // requestID sets the request id header of the API: Anthropic's
 // request-id, OpenAI's x-request-id.
 func requestID(h http.Header, api wire.API, turn int) {
-	if api == wire.AnthropicMessages {
-		h["Request-Id"] = []string{"req_tracecheck_" + pad(turn)}
-	} else {
-		h["X-Request-Id"] = []string{"req_tracecheck_" + pad(turn)}
-	}
+	h[requestIDKey(api)] = []string{"req_tracecheck_" + pad(turn)}
 }
 
-func (s *Server) requestEntry(turn int, req *wire.Request) tracelog.Entry {
-	return tracelog.Entry{
+// requestIDKey is the request id header of api, in canonical form.
+func requestIDKey(api wire.API) string {
+	if api == wire.AnthropicMessages {
+		return "Request-Id"
+	}
+	return "X-Request-Id"
+}
+
+// recordRequest starts the exchange's record (the caller holds s.mu) with
+// the model.request of req, the request for turn.
+func (s *Server) recordRequest(turn int, req *wire.Request) {
+	s.rec.turn, s.rec.req = turn, req
+	s.rec.entries = append(s.rec.entries[:0], tracelog.Entry{
 		Type:          "model.request",
 		Actor:         journal.Actor{Kind: "harness", ID: s.script.Provenance.AgentID},
-		AppendPayload: func(b []byte) []byte { return s.appendRequestPayload(b, turn, req) },
-	}
+		AppendPayload: s.rec.request,
+	})
 }
 
 // appendRequestPayload appends the model.request payload, {turn,
@@ -639,9 +747,9 @@ func (s *Server) requestEntry(turn int, req *wire.Request) tracelog.Entry {
 func (s *Server) appendRequestPayload(b []byte, turn int, req *wire.Request) []byte {
 	b = slices.Grow(b, 128+len(req.Tools)*16+len(req.Messages)*160)
 	b = append(b, `{"turn":`...)
-	b = strconv.AppendInt(b, int64(turn), 10)
+	b = jsonv.AppendInt(b, int64(turn))
 	b = append(b, `,"message_count":`...)
-	b = strconv.AppendInt(b, int64(len(req.Messages)), 10)
+	b = jsonv.AppendInt(b, int64(len(req.Messages)))
 	b = append(b, `,"roles":[`...)
 	for i, m := range req.Messages {
 		b = appendStr(b, i, m.Role)
@@ -697,15 +805,20 @@ func (s *Server) appendDigest(b []byte, m *wire.Message) []byte {
 	b = append(b, `,"sha256":"`...)
 	b = hex.AppendEncode(b, sum[:])
 	b = append(b, `","chars":`...)
-	b = strconv.AppendInt(b, int64(utf8.RuneCountInString(text)), 10)
+	b = jsonv.AppendInt(b, int64(utf8.RuneCountInString(text)))
 	b = append(b, `,"preview":`...)
 	b = jsonv.Str(preview(text)).AppendJSON(b)
 	return append(b, '}')
 }
 
 // sum256 is the SHA-256 of s, hashed through a small buffer: no copy of
-// a long text.
+// a long text. A short text (most messages) is copied into a buffer of
+// its size class, not the 16 KiB one, which would be cleared for each.
 func sum256(s string) [sha256.Size]byte {
+	if len(s) <= 256 {
+		var small [256]byte
+		return sha256.Sum256(small[:copy(small[:], s)])
+	}
 	h := sha256.New()
 	var buf [16 << 10]byte
 	for len(s) > 0 {
@@ -772,17 +885,17 @@ func (s *Server) rejectAs(w http.ResponseWriter, shape, api wire.API, route stri
 	turn := s.report.Answered + 1
 	rej := Rejection{Turn: turn, API: api, Route: route, Status: e.Status, Kind: kind, Message: e.Message}
 	if s.report.Reject(rej, s.opt.KeepRejections, s.opt.Log) {
-		var entries []tracelog.Entry
+		s.rec.entries = s.rec.entries[:0]
 		if req != nil {
-			entries = append(entries, s.requestEntry(turn, req))
+			s.recordRequest(turn, req)
 		}
-		entries = append(entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: jsonv.Obj(
+		s.rec.entries = append(s.rec.entries, tracelog.Entry{Type: "error", Actor: s.modelActor(), Payload: jsonv.Obj(
 			jsonv.M("turn", jsonv.Int(int64(turn))),
 			jsonv.M("kind", jsonv.Str(kind)),
 			jsonv.M("status", jsonv.Int(int64(e.Status))),
 			jsonv.M("message", jsonv.Str(e.Message)),
 		)})
-		s.log.Write(entries...)
+		s.rec.write(s.log)
 	}
 	s.mu.Unlock()
 

@@ -23,10 +23,13 @@
 package jsonv
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Kind is the JSON type of a Value.
@@ -388,9 +391,28 @@ const hexDigits = "0123456789abcdef"
 // escaped (\n \r \t \b \f by name, the rest as \u00xx); everything else,
 // DEL, U+2028 and U+2029 included, is written as is. s must be valid UTF-8.
 func AppendPyString(dst []byte, s string) []byte {
+	return AppendPyBytes(dst, unsafe.Slice(unsafe.StringData(s), len(s))) // only read
+}
+
+// AppendPyBytes is AppendPyString of the text s holds, making no string
+// of it.
+func AppendPyBytes(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
+		if i+8 <= len(s) {
+			// 8 bytes at a time past those written as they are: a byte's
+			// top bit in m is set if it is < 0x20, '"' or '\\'; as in
+			// scanString, the lowest flag is exact.
+			x := binary.LittleEndian.Uint64(s[i:])
+			q, b := x^('"'*lsb), x^('\\'*lsb)
+			m := ((x-0x20*lsb)&^x | (q-lsb)&^q | (b-lsb)&^b) & msb
+			if m == 0 {
+				i += 7 // and the loop's i++
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		}
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
 			dst = append(dst, s[start:i]...)
 			dst = appendPyEscape(dst, c)
@@ -412,6 +434,23 @@ func appendPyEscape(dst []byte, c byte) []byte {
 // pyEscapeLetter maps the bytes Python escapes by name to the letter after
 // the backslash; the other C0 controls are written as \u00xx.
 var pyEscapeLetter = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
+
+// AppendInt appends n in decimal, as strconv.AppendInt(dst, n, 10): the
+// small numbers JSON lines hold (sequences, turns, counts) written digit
+// by digit, without strconv's buffer and copy.
+func AppendInt(dst []byte, n int64) []byte {
+	switch {
+	case n < 0 || n >= 10000:
+		return strconv.AppendInt(dst, n, 10)
+	case n < 10:
+		return append(dst, byte('0'+n))
+	case n < 100:
+		return append(dst, byte('0'+n/10), byte('0'+n%10))
+	case n < 1000:
+		return append(dst, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10))
+	}
+	return append(dst, byte('0'+n/1000), byte('0'+n/100%10), byte('0'+n/10%10), byte('0'+n%10))
+}
 
 // AppendPyFloat appends f as Python's repr(float) spells it: the shortest
 // digits that round-trip, fixed notation for decimal exponents in [-4, 16),

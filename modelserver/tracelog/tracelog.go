@@ -53,6 +53,22 @@ type Log struct {
 	// session and tail: the members every line of Write has, written once:
 	// `,"session_id":…,"sequence":` and `,"provenance":{…},"redaction":{…}`.
 	session, tail []byte
+	// heads are the `","type":…,"actor":{…` of the entries written last
+	// (an exchange's are a few, the same from one exchange to the next),
+	// so that their strings are escaped once.
+	heads [4]head
+	// day is the date part of the timestamps of the day day-1 of the
+	// clock (`2026-08-10T`), so that each stamp computes only the time
+	// of day; 0: none yet.
+	day     int64
+	dayText []byte
+}
+
+// head is the type and actor of an entry, written.
+type head struct {
+	typ   string
+	actor journal.Actor
+	text  []byte
 }
 
 // New returns a Log that starts a run at sequence 0.
@@ -92,21 +108,15 @@ func (l *Log) Write(entries ...Entry) error {
 		l.tail = line[bytes.Index(line, []byte(`},"payload":{},"provenance":`))+len(`},"payload":{}`) : len(line)-2] // ,"provenance":{…},"redaction":{…}
 	}
 	buf := l.buf[:0]
-	var num [24]byte
 	for _, en := range entries {
 		buf = append(buf, `{"trace_version":"`+journal.TraceVersion+`","event_id":"evt-`...)
-		buf = appendSeq(buf, num[:0], l.next)
+		buf = appendSeq(buf, l.next)
 		buf = append(buf, '"')
 		buf = append(buf, l.session...)
-		buf = strconv.AppendInt(buf, l.next, 10)
+		buf = jsonv.AppendInt(buf, l.next)
 		buf = append(buf, `,"timestamp":"`...)
-		buf = appendStamp(buf, l.next)
-		buf = jsonv.AppendPyString(append(buf, `","type":`...), en.Type)
-		buf = jsonv.AppendPyString(append(buf, `,"actor":{"kind":`...), en.Actor.Kind)
-		buf = jsonv.AppendPyString(append(buf, `,"id":`...), en.Actor.ID)
-		if en.Actor.ParentID != "" {
-			buf = jsonv.AppendPyString(append(buf, `,"parent_id":`...), en.Actor.ParentID)
-		}
+		buf = l.appendStamp(buf, l.next)
+		buf = append(buf, l.head(&en)...)
 		buf = append(buf, `},"payload":`...)
 		switch {
 		case en.AppendPayload != nil:
@@ -120,7 +130,7 @@ func (l *Log) Write(entries ...Entry) error {
 		switch {
 		case l.derived:
 			buf = append(buf, `,"parent_event_id":"evt-`...)
-			buf = appendSeq(buf, num[:0], l.next-1)
+			buf = appendSeq(buf, l.next-1)
 			buf = append(buf, '"')
 		case l.parent != "":
 			buf = jsonv.AppendPyString(append(buf, `,"parent_event_id":`...), l.parent)
@@ -131,6 +141,44 @@ func (l *Log) Write(entries ...Entry) error {
 	}
 	return l.flush(buf)
 }
+
+// head is `","type":…,"actor":{"kind":…,"id":…(,"parent_id":…)` of en,
+// from the heads kept when it is one of them.
+func (l *Log) head(en *Entry) []byte {
+	for i := range l.heads {
+		if h := &l.heads[i]; h.text != nil && h.typ == en.Type && h.actor == en.Actor {
+			return h.text
+		}
+	}
+	b := jsonv.AppendPyString([]byte(`","type":`), en.Type)
+	b = jsonv.AppendPyString(append(b, `,"actor":{"kind":`...), en.Actor.Kind)
+	b = jsonv.AppendPyString(append(b, `,"id":`...), en.Actor.ID)
+	if en.Actor.ParentID != "" {
+		b = jsonv.AppendPyString(append(b, `,"parent_id":`...), en.Actor.ParentID)
+	}
+	copy(l.heads[1:], l.heads[:len(l.heads)-1])
+	l.heads[0] = head{typ: en.Type, actor: en.Actor, text: b}
+	return b
+}
+
+// appendStamp is appendStamp with the date part of the stamps of one day
+// computed once: consecutive events are seconds apart, on the same day.
+func (l *Log) appendStamp(dst []byte, n int64) []byte {
+	if n < 0 || n >= 1<<33 { // past 1<<33 seconds, time.Duration(n)*time.Second wraps as Stamp's does
+		return appendStamp(dst, n)
+	}
+	sec := n + clockSecond
+	if day := sec/86400 + 1; day != l.day {
+		stamp := appendStamp(l.dayText[:0], n)
+		l.day, l.dayText = day, stamp[:len(stamp)-len("15:04:05Z")]
+	}
+	s := int(sec % 86400)
+	dst = append(dst, l.dayText...)
+	return append(dst, byte('0'+s/36000), byte('0'+s/3600%10), ':', byte('0'+s/600%6), byte('0'+s/60%10), ':', byte('0'+s%60/10), byte('0'+s%10), 'Z')
+}
+
+// clockSecond is the second of its day scenarios.ClockStart is.
+var clockSecond = int64(scenarios.ClockStart.UTC().Hour()*3600 + scenarios.ClockStart.UTC().Minute()*60 + scenarios.ClockStart.UTC().Second())
 
 // appendStamp appends scenarios.Stamp(n) (the clock start plus n seconds
 // in the layout 2006-01-02T15:04:05Z) without time's layout parsing, which
@@ -152,13 +200,15 @@ func appendStamp(dst []byte, n int64) []byte {
 	return append(dst, 'Z')
 }
 
-// appendSeq appends n as "%03d" spells it.
-func appendSeq(dst, scratch []byte, n int64) []byte {
-	d := strconv.AppendInt(scratch, n, 10)
-	if n >= 0 && len(d) < 3 {
-		dst = append(dst, "00"[:3-len(d)]...)
+// appendSeq appends n as eventID spells it ("%03d" when n >= 0).
+func appendSeq(dst []byte, n int64) []byte {
+	if n >= 0 && n < 100 {
+		dst = append(dst, '0')
+		if n < 10 {
+			dst = append(dst, '0')
+		}
 	}
-	return append(dst, d...)
+	return jsonv.AppendInt(dst, n)
 }
 
 // flush writes an exchange's lines and keeps the buffer when it is small.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	_ "github.com/sebdah/goldie/v2" // registers -update so `go test ./... -update` runs here too
 
@@ -95,14 +97,16 @@ func TestRawPayloadIsThePayloadsBytes(t *testing.T) {
 }
 
 // Write writes each line straight; it must write what Append writes, for
-// New and Continue logs, payloads as Values, as text or absent, actors
-// with and without a parent, strings that need escapes.
+// New and Continue logs (runs crossing a day of the clock and the second
+// where its time.Duration wraps), payloads as Values, as text or absent, more
+// types and actors than Write keeps written, actors with and without a
+// parent, strings that need escapes.
 func TestWriteMatchesAppend(t *testing.T) {
 	model := "m \"q\" é"
 	prov := journal.Provenance{AgentID: "a\n", SnapshotID: "s", Surface: "openai-chat", HarnessMode: "fake", RunID: "run-1", Model: &model}
 	r := rand.New(rand.NewPCG(25, 4))
 	entry := func() Entry {
-		e := Entry{Type: []string{"model.request", "model.response", "error"}[r.IntN(3)], Actor: journal.Actor{Kind: "model", ID: "m\t1"}}
+		e := Entry{Type: []string{"model.request", "model.response", "error"}[r.IntN(3)], Actor: journal.Actor{Kind: "model", ID: []string{"m\t1", "m2"}[r.IntN(2)]}}
 		if r.IntN(3) == 0 {
 			e.Actor.ParentID = "p"
 		}
@@ -116,10 +120,19 @@ func TestWriteMatchesAppend(t *testing.T) {
 	}
 	last := journal.Event{SessionID: "sess \"2\"", Sequence: 41, EventID: "evt-041", Provenance: prov}
 	lastOther := journal.Event{SessionID: "s", Sequence: 6, EventID: "an id", Provenance: prov}
+	// Runs that cross a day of the clock, the second past which Write
+	// computes stamps as Stamp does, and the one past which the clock's
+	// time.Duration wraps.
+	dayEnd := journal.Event{SessionID: "s", Sequence: 86400 - 200, EventID: "evt-086200", Provenance: prov}
+	slow := journal.Event{SessionID: "s", Sequence: 1<<33 - 300, EventID: "evt-x", Provenance: prov}
+	wrap := journal.Event{SessionID: "s", Sequence: math.MaxInt64/int64(time.Second) - 300, EventID: "evt-y", Provenance: prov}
 	for _, mk := range []func(w io.Writer) *Log{
 		func(w io.Writer) *Log { return New(w, "session-1", prov) },
 		func(w io.Writer) *Log { return Continue(w, last) },
 		func(w io.Writer) *Log { return Continue(w, lastOther) },
+		func(w io.Writer) *Log { return Continue(w, dayEnd) },
+		func(w io.Writer) *Log { return Continue(w, slow) },
+		func(w io.Writer) *Log { return Continue(w, wrap) },
 	} {
 		var a, b bytes.Buffer
 		la, lb := mk(&a), mk(&b)

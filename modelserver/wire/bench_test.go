@@ -46,3 +46,16 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeSmall decodes bench/modelload's request: a Chat
+// Completions request of one message and one tool, where what costs is
+// the walk, not the bytes.
+func BenchmarkDecodeSmall(b *testing.B) {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"Look it up."}],"tools":[{"type":"function","function":{"name":"lookup"}}],"stream":false}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, e := Decode(OpenAIChat, body); e != nil {
+			b.Fatal(e)
+		}
+	}
+}

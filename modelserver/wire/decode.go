@@ -151,10 +151,12 @@ func (d *decoder) decodeOpenAI(v val) (*Request, *Error) {
 	var top [5]val
 	v.pick(top[:], "model", "stream", "stream_options", "messages", "tools")
 	model, ok, typed := field(top[0], jsonv.String)
-	if !ok || !typed || model.Text() == "" {
+	if ok && typed {
+		r.Model = model.Text()
+	}
+	if r.Model == "" {
 		return nil, Invalid("model", "you must provide a model parameter (a non-empty string)")
 	}
-	r.Model = model.Text()
 	var e *Error
 	if r.Stream, e = decodeStream(top[1], "stream"); e != nil {
 		return nil, e
@@ -335,10 +337,12 @@ func (d *decoder) decodeAnthropic(v val, countTokens bool) (*Request, *Error) {
 	var top [6]val
 	v.pick(top[:], "model", "max_tokens", "stream", "system", "messages", "tools")
 	model, ok, typed := field(top[0], jsonv.String)
-	if !ok || !typed || model.Text() == "" {
+	if ok && typed {
+		r.Model = model.Text()
+	}
+	if r.Model == "" {
 		return nil, Invalid("", "model: Field required (a non-empty string)")
 	}
-	r.Model = model.Text()
 	if !countTokens || top[1].IsValid() { // count_tokens takes no max_tokens, but checks one it is sent
 		mt, ok, _ := field(top[1], jsonv.Number)
 		if n, isInt := mt.Int64(); !ok || !isInt || n < 1 {

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"iter"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -280,9 +282,31 @@ func (d *decoder) grow(n int, v val) []byte {
 // backslashes), never rescanned from each escape, so that a string of
 // millions of escapes costs its length.
 
+// Bit tricks for testing 8 bytes at once.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
 // strEnd is the index past the string literal at v[i].
 func strEnd(v []byte, i int) int {
 	j := i + 1
+	// Most strings are short (keys, roles, ids): their first 16 bytes are
+	// read 8 at a time (a word's quotes and backslashes flagged at once,
+	// the lowest flag exact), before a call to bytes.IndexByte would have
+	// returned. A backslash first leaves it to the search below.
+	for k := 0; k < 2 && j+8 <= len(v); k++ {
+		x := binary.LittleEndian.Uint64(v[j:])
+		q, b := x^('"'*lsb), x^('\\'*lsb)
+		if m := ((q-lsb)&^q | (b-lsb)&^b) & msb; m != 0 {
+			if j += bits.TrailingZeros64(m) >> 3; v[j] == '"' {
+				return j + 1
+			}
+			break
+		}
+		j += 8
+	}
+	j = i + 1
 	for {
 		q := bytes.IndexByte(v[j:], '"')
 		if q < 0 {

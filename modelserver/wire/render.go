@@ -44,17 +44,32 @@ const ArgumentPiece = 8
 // response; a streamed turn asked for whole is one message with the chunks
 // joined.
 func Render(req *Request, a Answer) Response {
+	resp, _ := RenderInto(nil, req, a)
+	return resp
+}
+
+// RenderInto is Render with the bytes of an OpenAI Chat Completions
+// answer, whole or streamed, written into buf when its capacity holds
+// them (a buffer the caller reuses from answer to answer). It returns the
+// buffer the response's bytes are in, which the caller may reuse once the
+// response is written; nil when the response has its own.
+func RenderInto(buf []byte, req *Request, a Answer) (Response, []byte) {
 	switch {
 	case req.API == OpenAIResponses:
-		return renderResponses(req, a)
+		return renderResponses(req, a), nil
 	case req.API == AnthropicMessages && req.Stream:
-		return Response{ContentType: ContentSSE, Events: anthropicStream(a)}
+		return Response{ContentType: ContentSSE, Events: anthropicStream(a)}, nil
 	case req.API == AnthropicMessages:
-		return Response{ContentType: ContentJSON, Body: append(anthropicMessage(a).AppendJSON(nil), '\n')}
+		return Response{ContentType: ContentJSON, Body: append(anthropicMessage(a).AppendJSON(nil), '\n')}, nil
 	case req.Stream:
-		return Response{ContentType: ContentSSE, Events: openAIStream(a, req.IncludeUsage)}
+		events, buf := openAIStream(buf, a, req.IncludeUsage)
+		return Response{ContentType: ContentSSE, Events: events}, buf
 	}
-	return Response{ContentType: ContentJSON, Body: append(appendOpenAICompletion(make([]byte, 0, 512), a), '\n')}
+	if cap(buf) < 512 {
+		buf = make([]byte, 0, 512)
+	}
+	buf = append(appendOpenAICompletion(buf[:0], a), '\n')
+	return Response{ContentType: ContentJSON, Body: buf}, buf
 }
 
 // deltas are the text pieces a stream carries: the chunks of a streamed
@@ -71,11 +86,14 @@ func deltas(t fakemodel.Turn) []string {
 
 // arguments is a call's arguments as compact JSON, members in the
 // script's order.
-func arguments(args jsonv.Value) string {
+func arguments(args jsonv.Value) string { return string(appendArguments(nil, args)) }
+
+// appendArguments appends arguments(args).
+func appendArguments(dst []byte, args jsonv.Value) []byte {
 	if !args.IsValid() {
-		return "{}"
+		return append(dst, "{}"...)
 	}
-	return string(args.AppendJSON(nil))
+	return args.AppendJSON(dst)
 }
 
 // SplitArguments cuts s into pieces of at most ArgumentPiece bytes, never
@@ -83,14 +101,20 @@ func arguments(args jsonv.Value) string {
 func SplitArguments(s string) []string {
 	var out []string
 	for len(s) > 0 {
-		n := min(ArgumentPiece, len(s))
-		for n < len(s) && !utf8.RuneStart(s[n]) {
-			n++
-		}
+		n := pieceLen(s)
 		out = append(out, s[:n])
 		s = s[n:]
 	}
 	return out
+}
+
+// pieceLen is the length of the first of SplitArguments' pieces of s.
+func pieceLen[T string | []byte](s T) int {
+	n := min(ArgumentPiece, len(s))
+	for n < len(s) && !utf8.RuneStart(s[n]) {
+		n++
+	}
+	return n
 }
 
 func zeroUsageOpenAI() jsonv.Value {
@@ -131,7 +155,8 @@ func appendOpenAICompletion(buf []byte, a Answer) []byte {
 			}
 			buf = jsonv.AppendPyString(append(buf, `{"id":`...), c.ID)
 			buf = jsonv.AppendPyString(append(buf, `,"type":"function","function":{"name":`...), c.Name)
-			buf = jsonv.AppendPyString(append(buf, `,"arguments":`...), arguments(c.Arguments))
+			var args [256]byte // the arguments' JSON, written again as a string
+			buf = jsonv.AppendPyBytes(append(buf, `,"arguments":`...), appendArguments(args[:0], c.Arguments))
 			buf = append(buf, "}}"...)
 		}
 		buf = append(buf, ']')
@@ -140,7 +165,7 @@ func appendOpenAICompletion(buf []byte, a Answer) []byte {
 	return append(buf, `}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0},"system_fingerprint":null}`...)
 }
 
-func openAIStream(a Answer, includeUsage bool) [][]byte {
+func openAIStream(buf []byte, a Answer, includeUsage bool) ([][]byte, []byte) {
 	// Every chunk is head, its delta, then tail: written straight into
 	// one buffer (the bytes the Values of each chunk would give, members
 	// in this order; TestOpenAIStreamMatchesValues).
@@ -155,10 +180,19 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 	// size that holds the usual delta.
 	ds := deltas(a.Turn)
 	n := 3 + len(ds)
-	pieces := make([][]string, len(a.Turn.ToolCalls))
-	for i, c := range a.Turn.ToolCalls {
-		pieces[i] = SplitArguments(arguments(c.Arguments))
-		n += 1 + len(pieces[i])
+	// The calls' arguments, one after the other in args (argEnds[i] ends
+	// call i's), each sent in SplitArguments' pieces.
+	var argSpace [512]byte
+	var endSpace [8]int
+	args, argEnds := argSpace[:0], endSpace[:0]
+	for _, c := range a.Turn.ToolCalls {
+		start := len(args)
+		args = appendArguments(args, c.Arguments)
+		argEnds = append(argEnds, len(args))
+		for p := args[start:]; len(p) > 0; p = p[pieceLen(p):] {
+			n++
+		}
+		n++
 	}
 	if includeUsage {
 		n++
@@ -167,7 +201,10 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 	for _, d := range ds {
 		size += len(d) + len(d)/8
 	}
-	buf := make([]byte, 0, n*(len(head)+96)+size)
+	if want := n*(len(head)+96) + size; cap(buf) < want {
+		buf = make([]byte, 0, want)
+	}
+	buf = buf[:0]
 	ends := make([]int, 0, n)
 	finishNull := []byte(`,"logprobs":null,"finish_reason":null}]`)
 	end := func() {
@@ -191,7 +228,7 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 	for i, c := range a.Turn.ToolCalls {
 		call := func() {
 			buf = append(buf, head...)
-			buf = strconv.AppendInt(append(buf, `{"tool_calls":[{"index":`...), int64(i), 10)
+			buf = jsonv.AppendInt(append(buf, `{"tool_calls":[{"index":`...), int64(i))
 		}
 		call()
 		buf = jsonv.AppendPyString(append(buf, `,"id":`...), c.ID)
@@ -199,9 +236,13 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 		buf = append(buf, `,"arguments":""}}]}`...)
 		buf = append(buf, finishNull...)
 		end()
-		for _, p := range pieces[i] {
+		start := 0
+		if i > 0 {
+			start = argEnds[i-1]
+		}
+		for p := args[start:argEnds[i]]; len(p) > 0; p = p[pieceLen(p):] {
 			call()
-			buf = jsonv.AppendPyString(append(buf, `,"function":{"arguments":`...), p)
+			buf = jsonv.AppendPyBytes(append(buf, `,"function":{"arguments":`...), p[:pieceLen(p)])
 			buf = append(buf, `}}]}`...)
 			buf = append(buf, finishNull...)
 			end()
@@ -228,7 +269,7 @@ func openAIStream(a Answer, includeUsage bool) [][]byte {
 		out[i] = buf[start:e:e]
 		start = e
 	}
-	return out
+	return out, buf
 }
 
 func dataEvent(v jsonv.Value) []byte {

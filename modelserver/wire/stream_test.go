@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tracecheck/tracecheck/fakemodel"
@@ -122,7 +124,8 @@ func TestOpenAIMatchesValues(t *testing.T) {
 				if got, want := appendOpenAICompletion([]byte("x"), a), openAICompletionValues(a).AppendJSON([]byte("x")); !bytes.Equal(got, want) {
 					t.Fatalf("%+v: whole\n%s\nwant\n%s", a, got, want)
 				}
-				got, want := openAIStream(a, usage), openAIStreamValues(a, usage)
+				got, _ := openAIStream(nil, a, usage)
+				want := openAIStreamValues(a, usage)
 				if len(got) != len(want) {
 					t.Fatalf("%+v usage=%v: %d events, want %d", a, usage, len(got), len(want))
 				}
@@ -132,6 +135,42 @@ func TestOpenAIMatchesValues(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestRenderIntoReusesBuffer: answers rendered one after another into one
+// buffer (too small at first, then holding the last answer's bytes) are
+// the bytes Render gives each, whole and streamed: nothing of an answer
+// before is left in the next.
+func TestRenderIntoReusesBuffer(t *testing.T) {
+	args := jsonv.Obj(jsonv.M("query", jsonv.Str(strings.Repeat("long arguments ", 40))))
+	turns := []fakemodel.Turn{
+		{Content: strings.Repeat("a long answer, ", 100), ToolCalls: []reducer.ToolCall{{ID: "call-1", Name: "lookup", Arguments: args}}},
+		{Content: "short"},
+		{Chunks: []string{"Observe ", "events, ", "not hidden state."}, ToolCalls: []reducer.ToolCall{{ID: "call-1", Name: "lookup", Arguments: args}}},
+		{Chunks: []string{"x"}},
+		{},
+	}
+	for _, stream := range []bool{false, true} {
+		req := &Request{API: OpenAIChat, Model: "m", Stream: stream, IncludeUsage: stream}
+		var buf []byte
+		for i, tu := range turns {
+			a := Answer{ID: fmt.Sprintf("chatcmpl-tracecheck-%03d", i+1), Created: int64(i), Model: "m", Turn: tu}
+			want := Render(req, a)
+			got, used := RenderInto(buf, req, a)
+			if used == nil {
+				t.Fatalf("stream=%v turn %d: no buffer returned", stream, i)
+			}
+			if got.ContentType != want.ContentType || !bytes.Equal(got.Body, want.Body) || len(got.Events) != len(want.Events) {
+				t.Fatalf("stream=%v turn %d: %q %q %d events, want %q %q %d", stream, i, got.ContentType, got.Body, len(got.Events), want.ContentType, want.Body, len(want.Events))
+			}
+			for k := range got.Events {
+				if !bytes.Equal(got.Events[k], want.Events[k]) {
+					t.Fatalf("stream=%v turn %d event %d: %q, want %q", stream, i, k, got.Events[k], want.Events[k])
+				}
+			}
+			buf = used
 		}
 	}
 }
