@@ -41,6 +41,8 @@ func (v Value) Raw() []byte {
 }
 
 // Get returns the member key of an object (the first, if the key repeats).
+// The first byte tells most keys of one length apart without comparing the
+// rest.
 func (v Value) Get(key string) Value {
 	if v.Kind() != Object {
 		return Value{}
@@ -53,7 +55,7 @@ func (v Value) Get(key string) Value {
 			if string(unescape(nil, d.src[kn.a:kn.b])) == key {
 				return Value{d: d, i: k + 1}
 			}
-		} else if int(kn.b-kn.a) == len(key) && string(d.src[kn.a:kn.b]) == key {
+		} else if int(kn.b-kn.a) == len(key) && (len(key) == 0 || d.src[kn.a] == key[0]) && string(d.src[kn.a:kn.b]) == key {
 			return Value{d: d, i: k + 1}
 		}
 		k = kn.end
