@@ -54,31 +54,60 @@ const claudeSyntheticModel = "<synthetic>"
 // use]").
 const claudeInterruptPrefix = "[Request interrupted by user"
 
+// claudeKeys are the top-level members decodeClaude reads, found in one
+// walk over a record (jsonpeek.Value.Lookup), in the order of the c*
+// indexes below.
+var claudeKeys = jsonpeek.NewKeys("type", "timestamp", "sessionId", "version", "uuid", "parentUuid",
+	"isSidechain", "agentId", "message", "isCompactSummary", "isMeta", "isApiErrorMessage", "error",
+	"subtype", "compactMetadata", "content")
+
+const (
+	cType = iota
+	cTimestamp
+	cSessionID
+	cVersion
+	cUUID
+	cParentUUID
+	cIsSidechain
+	cAgentID
+	cMessage
+	cIsCompactSummary
+	cIsMeta
+	cIsAPIErrorMessage
+	cError
+	cSubtype
+	cCompactMetadata
+	cContent
+	claudeKeyCount
+)
+
 func decodeClaude(rec *Record) {
 	r := rec.Root
-	typ := rec.in.str(r.Get("type"))
+	var f [claudeKeyCount]jsonpeek.Value
+	r.Lookup(claudeKeys, f[:])
+	typ := rec.in.str(f[cType])
 	rec.NativeType = typ
-	rec.Timestamp = str(r, "timestamp")
-	rec.Session = rec.in.str(r.Get("sessionId"))
-	rec.Version = rec.in.str(r.Get("version"))
-	if id := r.Get("uuid"); id.Kind() == jsonpeek.String {
+	rec.Timestamp = f[cTimestamp].Str()
+	rec.Session = rec.in.str(f[cSessionID])
+	rec.Version = rec.in.str(f[cVersion])
+	if id := f[cUUID]; id.Kind() == jsonpeek.String {
 		rec.ID, rec.HasID = id.Str(), true
-		if p := r.Get("parentUuid"); p.Kind() == jsonpeek.String {
+		if p := f[cParentUUID]; p.Kind() == jsonpeek.String {
 			rec.Parent, rec.HasParent = p.Str(), true
 		}
 	}
-	rec.Sidechain = r.Get("isSidechain").True()
-	rec.AgentID = rec.in.str(r.Get("agentId"))
+	rec.Sidechain = f[cIsSidechain].True()
+	rec.AgentID = rec.in.str(f[cAgentID])
 	if !claudeTypes[typ] {
 		rec.Unknown = true
 		return
 	}
-	msg := r.Get("message")
+	msg := f[cMessage]
 	switch typ {
 	case "user":
 		rec.Leaf = rec.HasID
 		content := msg.Get("content")
-		if r.Get("isCompactSummary").True() {
+		if f[cIsCompactSummary].True() {
 			rec.IsSummary = true
 			rec.add(Item{Kind: ItemCompaction, Body: content, Text: "summary"})
 			return
@@ -98,7 +127,7 @@ func decodeClaude(rec *Record) {
 		})
 		if content.Kind() != jsonpeek.Array || userText {
 			kind := ItemUser
-			if r.Get("isMeta").True() {
+			if f[cIsMeta].True() {
 				kind = ItemSystem
 			}
 			rec.add(Item{Kind: kind, Body: content})
@@ -108,13 +137,13 @@ func decodeClaude(rec *Record) {
 		if m := rec.in.str(msg.Get("model")); m != claudeSyntheticModel {
 			rec.Model = m
 		}
-		if r.Get("isApiErrorMessage").True() {
+		if f[cIsAPIErrorMessage].True() {
 			// The message Claude Code writes in place of a reply when the
 			// API request failed: {isApiErrorMessage: true, error, apiError,
 			// message: {model: "<synthetic>", content: [{type: "text",
 			// text: "API Error: 400 ..."}]}}. No model said it.
 			detail := "API error"
-			if e := str(r, "error"); e != "" {
+			if e := f[cError].Str(); e != "" {
 				detail += " " + e
 			}
 			rec.add(Item{Kind: ItemError, Body: r, Text: detail, Msg: msg.Get("content")})
@@ -126,13 +155,13 @@ func decodeClaude(rec *Record) {
 		}
 	case "system":
 		rec.Leaf = rec.HasID
-		rec.NativeType = rec.in.join("system/", r.Get("subtype"))
-		if r.Get("subtype").Is("compact_boundary") {
+		rec.NativeType = rec.in.join("system/", f[cSubtype])
+		if f[cSubtype].Is("compact_boundary") {
 			rec.Compaction, rec.Boundary, rec.DropsCalls = true, true, true
-			rec.add(Item{Kind: ItemCompaction, Body: r.Get("compactMetadata"), Text: "boundary"})
+			rec.add(Item{Kind: ItemCompaction, Body: f[cCompactMetadata], Text: "boundary"})
 			return
 		}
-		rec.add(Item{Kind: ItemSystem, Body: r.Get("content")})
+		rec.add(Item{Kind: ItemSystem, Body: f[cContent]})
 	default:
 		rec.add(Item{Kind: ItemMeta, Body: r})
 	}

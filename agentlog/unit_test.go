@@ -203,3 +203,10 @@ func TestIDSetFailureIsReported(t *testing.T) {
 		t.Errorf("%d UNREACHABLE after the id set failed: %v", n, got(rep))
 	}
 }
+
+// The Claude Code decoder's key set and its indexes agree.
+func TestClaudeKeysIndexed(t *testing.T) {
+	if claudeKeys.Len() != claudeKeyCount {
+		t.Fatalf("%d keys, %d indexes", claudeKeys.Len(), claudeKeyCount)
+	}
+}

@@ -113,3 +113,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Lookup finds what Get finds, for every key of the set: present, absent,
+// repeated, escaped, empty, on objects and on what is not one.
+func TestLookupIsGet(t *testing.T) {
+	ks := NewKeys("type", "uuid", "", "a\"b", "dup", "missing", "tyqe", "épée", "x")
+	for _, src := range []string{
+		`{"type":"user","uuid":"u1","x":1,"dup":1,"dup":2,"":"empty","a\"b":3,"\u0074ype":"escaped twin"}`,
+		`{"\u0075uid":"esc","tyqe":1,"type":{"type":"inner"},"épée":true,"x":[1,2]}`,
+		`{}`, `[{"type":1}]`, `"type"`, `null`,
+	} {
+		var d Doc
+		if err := d.Parse([]byte(src)); err != nil {
+			t.Fatal(err)
+		}
+		v := d.Root()
+		out := make([]Value, ks.Len())
+		v.Lookup(ks, out)
+		for i, k := range ks.keys {
+			want := v.Get(k)
+			if out[i].Exists() != want.Exists() || want.Exists() && string(out[i].Raw()) != string(want.Raw()) {
+				t.Errorf("%s: Lookup %q = %q, Get %q", src, k, out[i].Raw(), want.Raw())
+			}
+		}
+	}
+}
