@@ -23,11 +23,44 @@ var piTypes = map[string]bool{
 	"branch_summary": true, "custom": true, "custom_message": true, "label": true, "session_info": true,
 }
 
+// piKeys and piMessageKeys are the members decodePi reads of an entry
+// and of its message, found in one walk each (jsonpeek.Value.Lookup), in
+// the order of the p* and pm* indexes below.
+var (
+	piKeys        = jsonpeek.NewKeys("type", "timestamp", "id", "parentId", "message")
+	piMessageKeys = jsonpeek.NewKeys("role", "content", "model", "provider", "stopReason", "errorMessage",
+		"toolCallId", "toolName", "isError")
+)
+
+const (
+	pType = iota
+	pTimestamp
+	pID
+	pParentID
+	pMessage
+	piKeyCount
+)
+
+const (
+	pmRole = iota
+	pmContent
+	pmModel
+	pmProvider
+	pmStopReason
+	pmErrorMessage
+	pmToolCallID
+	pmToolName
+	pmIsError
+	piMessageKeyCount
+)
+
 func decodePi(rec *Record) {
 	r := rec.Root
-	typ := rec.in.str(r.Get("type"))
+	var f [piKeyCount]jsonpeek.Value
+	r.Lookup(piKeys, f[:])
+	typ := rec.in.str(f[pType])
 	rec.NativeType = typ
-	rec.Timestamp = str(r, "timestamp")
+	rec.Timestamp = f[pTimestamp].Str()
 	if typ == "session" {
 		rec.Header = true
 		rec.Session = str(r, "id")
@@ -41,9 +74,9 @@ func decodePi(rec *Record) {
 		rec.add(Item{Kind: ItemMeta, Body: r})
 		return
 	}
-	if id := r.Get("id"); id.Kind() == jsonpeek.String {
+	if id := f[pID]; id.Kind() == jsonpeek.String {
 		rec.ID, rec.HasID = id.Str(), true
-		if p := r.Get("parentId"); p.Kind() == jsonpeek.String {
+		if p := f[pParentID]; p.Kind() == jsonpeek.String {
 			rec.Parent, rec.HasParent = p.Str(), true
 		}
 	}
@@ -54,22 +87,24 @@ func decodePi(rec *Record) {
 	}
 	switch typ {
 	case "message":
-		msg := r.Get("message")
-		rec.NativeType = rec.in.join("message/", msg.Get("role"))
-		content := msg.Get("content")
-		switch rec.in.str(msg.Get("role")) {
+		msg := f[pMessage]
+		var mf [piMessageKeyCount]jsonpeek.Value
+		msg.Lookup(piMessageKeys, mf[:])
+		rec.NativeType = rec.in.join("message/", mf[pmRole])
+		content := mf[pmContent]
+		switch rec.in.str(mf[pmRole]) {
 		case "user":
 			rec.add(Item{Kind: ItemUser, Body: content})
 		case "assistant":
-			rec.Model, rec.Provider = rec.in.str(msg.Get("model")), rec.in.str(msg.Get("provider"))
+			rec.Model, rec.Provider = rec.in.str(mf[pmModel]), rec.in.str(mf[pmProvider])
 			assistantBlocks(rec, content, "arguments", "toolCall")
-			if sr := rec.in.str(msg.Get("stopReason")); sr == "aborted" || sr == "error" {
-				rec.add(Item{Kind: ItemAbort, Body: msg.Get("errorMessage"), Text: "stopReason " + sr})
+			if sr := rec.in.str(mf[pmStopReason]); sr == "aborted" || sr == "error" {
+				rec.add(Item{Kind: ItemAbort, Body: mf[pmErrorMessage], Text: "stopReason " + sr})
 			}
 		case "toolResult":
-			rec.add(Item{Kind: ItemResult, CallID: str(msg, "toolCallId"), Tool: rec.in.str(msg.Get("toolName")), Body: content, IsError: msg.Get("isError").True()})
+			rec.add(Item{Kind: ItemResult, CallID: mf[pmToolCallID].Str(), Tool: rec.in.str(mf[pmToolName]), Body: content, IsError: mf[pmIsError].True()})
 		default:
-			rec.add(Item{Kind: ItemSystem, Body: msg, Text: rec.in.str(msg.Get("role"))})
+			rec.add(Item{Kind: ItemSystem, Body: msg, Text: rec.in.str(mf[pmRole])})
 		}
 	case "compaction":
 		rec.Compaction = true

@@ -210,3 +210,10 @@ func TestClaudeKeysIndexed(t *testing.T) {
 		t.Fatalf("%d keys, %d indexes", claudeKeys.Len(), claudeKeyCount)
 	}
 }
+
+// The pi decoder's key sets and their indexes agree.
+func TestPiKeysIndexed(t *testing.T) {
+	if piKeys.Len() != piKeyCount || piMessageKeys.Len() != piMessageKeyCount {
+		t.Fatalf("%d and %d keys, %d and %d indexes", piKeys.Len(), piMessageKeys.Len(), piKeyCount, piMessageKeyCount)
+	}
+}
