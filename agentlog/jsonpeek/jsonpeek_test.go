@@ -138,3 +138,36 @@ func TestLookupIsGet(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLookupIsGet: on any object, Lookup finds what Get finds, for the
+// object's own keys (decoded) and for keys it lacks.
+func FuzzLookupIsGet(f *testing.F) {
+	for _, s := range []string{`{"type":"user","uuid":"u","dup":1,"dup":2}`, `{"a\u0062":1,"ab":2,"":3}`, `{"x":{"y":1},"épée":[]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var d Doc
+		if d.Parse(src) != nil {
+			return
+		}
+		v := d.Root()
+		keys := []string{"type", "missing"}
+		seen := map[string]bool{"type": true, "missing": true}
+		v.Members(func(k string, _ Value) bool {
+			if !seen[k] && len(keys) < 255 {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+			return true
+		})
+		ks := NewKeys(keys...)
+		out := make([]Value, ks.Len())
+		v.Lookup(ks, out)
+		for i, k := range keys {
+			want := v.Get(k)
+			if out[i].Exists() != want.Exists() || want.Exists() && string(out[i].Raw()) != string(want.Raw()) {
+				t.Fatalf("%s: Lookup %q = %q, Get %q", src, k, out[i].Raw(), want.Raw())
+			}
+		}
+	})
+}
