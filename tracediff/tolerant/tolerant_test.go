@@ -2,6 +2,7 @@ package tolerant
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,43 @@ func TestParseTimestamp(t *testing.T) {
 	if !a.Before(leap) || !leap.Before(b) {
 		t.Errorf("the leap second does not order between its neighbours: %v %v %v", a, leap, b)
 	}
+}
+
+// TestParseSecondZDays: the fast path reads every day time.Parse reads,
+// and no other, across leap and common years and the century rules.
+func TestParseSecondZDays(t *testing.T) {
+	for _, y := range []int{1900, 2000, 2023, 2024, 2100} {
+		for mo := 1; mo <= 13; mo++ {
+			for d := 0; d <= 32; d++ {
+				s := fmt.Sprintf("%04d-%02d-%02dT23:59:59Z", y, mo, d)
+				fast, ok := parseSecondZ(s)
+				slow, slowOK := parseTimestamp(s)
+				if ok != slowOK || ok && !fast.Equal(slow) {
+					t.Errorf("%s: parseSecondZ %v %v, parseTimestamp %v %v", s, fast, ok, slow, slowOK)
+				}
+			}
+		}
+	}
+}
+
+// FuzzParseSecondZ: whenever the fast path reads a timestamp, time.Parse
+// reads the same instant from it, and the fast path refuses nothing of its
+// layout that time.Parse reads (but the leap second, left to it).
+func FuzzParseSecondZ(f *testing.F) {
+	for _, s := range []string{"2026-08-10T00:00:00Z", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z",
+		"2016-12-31T23:59:60Z", "0000-01-01T00:00:00Z", "2026-8-10T00:00:00Z", "2026-08-10t00:00:00z", "2026-04-31T00:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := parseSecondZ(s)
+		slow, slowOK := parseTimestamp(s)
+		if ok && (!slowOK || !fast.Equal(slow) || fast.Location() != slow.Location()) {
+			t.Fatalf("parseSecondZ(%q) = %v, parseTimestamp = %v, %v", s, fast, slow, slowOK)
+		}
+		if !ok && slowOK && len(s) == 20 && s[10] == 'T' && s[19] == 'Z' && s[17:19] != "60" {
+			t.Fatalf("parseSecondZ refused %q, which parseTimestamp reads as %v", s, slow)
+		}
+	})
 }
 
 // miss is a Mismatch as the tests write it.
