@@ -36,11 +36,14 @@ import (
 
 // Agent is one preset: a real agent tracecheck knows how to drive.
 type Agent struct {
-	Name        string   // pi, claude-code, codex
-	DisplayName string   // for messages
-	Package     string   // the npm package that installs it
-	Program     string   // the command it installs on PATH
-	API         wire.API // the wire API the preset points it at
+	Name        string // pi, claude-code, codex
+	DisplayName string // for messages
+	Package     string // the npm package that installs it
+	// Tested is the version of Package the end-to-end tests pin
+	// (agents/npm/package.json; TestPresetsNameThePinnedVersions).
+	Tested  string
+	Program string   // the command it installs on PATH
+	API     wire.API // the wire API the preset points it at
 	// Model is the model id the preset configures ("" leaves the agent's
 	// default, which the scripted server answers as any other).
 	Model string

@@ -2,6 +2,7 @@ package agentrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -64,11 +65,35 @@ func TestAMissingAgentNamesItsPackage(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	_, err := Run(context.Background(), Options{Agent: a, Scenario: &scenarios.Scenario{}, Bin: filepath.Join(t.TempDir(), "no-codex"), Out: out})
 	var ni *NotInstalledError
-	if !errors.As(err, &ni) || !strings.Contains(err.Error(), "npm install -g @openai/codex") {
+	if !errors.As(err, &ni) || !strings.Contains(err.Error(), "npm install -g @openai/codex@"+a.Tested) {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the output folder was made for a run that could not start: %v", err)
+	}
+}
+
+// TestPresetsNameThePinnedVersions: each preset's Tested version is the
+// one agents/npm/package.json pins for the end-to-end tests.
+func TestPresetsNameThePinnedVersions(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "agents", "npm", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"pi", "claude-code", "codex"} {
+		a, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pin := pkg.Dependencies[a.Package]; a.Tested == "" || a.Tested != pin {
+			t.Errorf("%s: Tested = %q, agents/npm/package.json pins %s at %q", name, a.Tested, a.Package, pin)
+		}
 	}
 }
 

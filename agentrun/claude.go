@@ -25,6 +25,7 @@ func claudeCode() *Agent {
 		Name:        "claude-code",
 		DisplayName: "Claude Code",
 		Package:     "@anthropic-ai/claude-code",
+		Tested:      "2.1.332",
 		Program:     "claude",
 		API:         wire.AnthropicMessages,
 		LogPlace:    "~/.claude/projects/<cwd, / as ->/<session-id>.jsonl",

@@ -28,6 +28,7 @@ func codex() *Agent {
 		Name:        "codex",
 		DisplayName: "Codex",
 		Package:     "@openai/codex",
+		Tested:      "0.171.0",
 		Program:     "codex",
 		API:         wire.OpenAIResponses,
 		Model:       fakemodel.ID,

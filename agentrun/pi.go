@@ -24,6 +24,7 @@ func pi() *Agent {
 		Name:        "pi",
 		DisplayName: "pi",
 		Package:     "@mariozechner/pi-coding-agent",
+		Tested:      "0.73.1",
 		Program:     "pi",
 		API:         wire.OpenAIChat,
 		Model:       fakemodel.ID,

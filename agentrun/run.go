@@ -59,8 +59,8 @@ type NotInstalledError struct {
 }
 
 func (e *NotInstalledError) Error() string {
-	return fmt.Sprintf("%s is not installed (%s: %v): install it with `npm install -g %s`, or name its program with --bin",
-		e.Agent.DisplayName, e.Bin, e.Err, e.Agent.Package)
+	return fmt.Sprintf("%s is not installed (%s: %v): install it with `npm install -g %s@%s` (the version tracecheck is tested with), or name its program with --bin",
+		e.Agent.DisplayName, e.Bin, e.Err, e.Agent.Package, e.Agent.Tested)
 }
 
 func (e *NotInstalledError) Unwrap() error { return e.Err }

@@ -93,8 +93,9 @@ func (r *Report) NextStep(inv Invocation) (Step, bool) {
 			return Step{}, false
 		}
 		// As cargo insta: write the new renders as pending goldens, then
-		// review each, never goldens overwritten unreviewed.
-		return Step{Command: first + " && " + second,
+		// review each, never goldens overwritten unreviewed. "; ", not
+		// " && ": a verify that wrote pending goldens exits 1.
+		return Step{Command: first + "; " + second,
 			Does: "locally, if the change is intended (the actual traces become pending goldens, <id>.trace.jsonl.new, and review accepts or rejects each)"}, true
 	case unref && !other:
 		args = append(args, "verify")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tracecheck/tracecheck/golden"
@@ -99,7 +100,23 @@ func loadScenarioRef(e *env, cmd, ref, scenarioDir string) (*scenarios.Scenario,
 	}
 	sel, err := scenarios.Select(all, []string{ref})
 	if err != nil {
-		return nil, usageError(e, cmd, "%v", err), false
+		return nil, usageError(e, cmd, "%v; %s", err, scenarioFileHint(ref)), false
 	}
 	return sel[0], 0, true
+}
+
+// scenarioFileHint says how a scenario file is named, with the real
+// agents' scenario of that name when the module has one (the docs run
+// agent run on agents/scenarios/<name>.json).
+func scenarioFileHint(ref string) string {
+	if root, ok := golden.ModuleRoot(workDir()); ok {
+		p := filepath.Join("agents", "scenarios", ref+".json")
+		if st, err := os.Stat(filepath.Join(root, p)); err == nil && st.Mode().IsRegular() {
+			if rel, err := filepath.Rel(workDir(), filepath.Join(root, p)); err == nil {
+				p = rel
+			}
+			return "a scenario file is named by its path: did you mean " + textsafe.Quote(p) + "?"
+		}
+	}
+	return "a scenario file is named by its path (FILE.json)"
 }

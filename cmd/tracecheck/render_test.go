@@ -74,6 +74,8 @@ func TestRenderUsageErrors(t *testing.T) {
 		{[]string{"render"}, "want one scenario id or scenario file, got 0 arguments"},
 		{[]string{"render", "a", "b"}, "got 2 arguments"},
 		{[]string{"render", "s99-nope"}, `unknown scenario "s99-nope"`},
+		{[]string{"render", "s99-nope"}, `a scenario file is named by its path (FILE.json)`},
+		{[]string{"agent", "run", "pi", "--scenario", "shell-write"}, "did you mean " + filepath.Join("..", "..", "agents", "scenarios", "shell-write.json") + "?"},
 		{[]string{"render", "nope.json"}, `nope.json: no such file or directory`},
 		{[]string{"render", repoRoot}, "not a regular file"},
 		{[]string{"render", "x/y.json", "--scenario-dir", "."}, "--scenario-dir goes with a scenario id, not a file"},

@@ -41,7 +41,7 @@ directory must hold a scenario. With --cases the first line only counts what
 runs ("tracecheck: 3 cases from ci/cases"); -v (--verbose) prints where
 scenarios, cases and goldens come from under it.
 
---cases DIR also runs the command cases of DIR (DIR/<id>.json, described by
+--cases DIR runs the command cases of DIR (DIR/<id>.json, described by
 schema/case.schema.json): each runs a command (your agent, any language), takes
 its trace (stdout, the lines after a marker line, or a file it writes), and
 compares it with <golden>.trace.jsonl: byte for byte, as a tolerant golden
@@ -49,11 +49,11 @@ compares it with <golden>.trace.jsonl: byte for byte, as a tolerant golden
 config; with "model" the command runs against the scripted model server and
 the server's trace is checked against <golden>.model.trace.jsonl (id
 <id>.model). A command that fails, times out (its process group is killed) or
-writes no valid trace is INVALID, with the tail of its stderr. Cases and
-scenarios share one golden directory: --golden-dir, which a run of both needs;
-with --no-scenarios (or outside the module, where the built-in scenarios are
-tracecheck's own and do not run beside cases) the goldens are beside the case
-files in DIR.
+writes no valid trace is INVALID, with the tail of its stderr. The cases run
+alone, their goldens beside the case files in DIR: the built-in scenarios are
+tracecheck's own, checked by a plain verify, and never run beside cases.
+--scenario-dir adds your scenarios to the run; cases and scenarios then share
+one golden directory, which --golden-dir names.
 
 A case with "repeat": K runs its command K times, each run compared with the
 golden, and passes only when all K do (pass^k): its line says "2/4 passed", its
@@ -116,8 +116,8 @@ unreferenced goldens (it sees only its part): merge does. See docs/sharding.md.`
 func runVerify(e *env, args []string) int {
 	fs := newFlags(e, "verify", verifyUsage, verifyHelp())
 	scenarioDir := addScenarioDir(fs)
-	casesDir := fs.String("cases", "", "also run the command cases of `DIR` (DIR/<id>.json; see schema/case.schema.json)")
-	noScenarios := fs.Bool("no-scenarios", false, "run the cases of --cases only; their goldens are beside them unless --golden-dir")
+	casesDir := fs.String("cases", "", "run the command cases of `DIR` (DIR/<id>.json; see schema/case.schema.json), beside --scenario-dir's scenarios if given")
+	noScenarios := fs.Bool("no-scenarios", false, "run no scenario, not even --scenario-dir's: the cases of --cases only, their goldens beside them unless --golden-dir")
 	goldenDir := addGoldenDir(fs)
 	update := fs.String("update", string(verify.UpdateAuto), "what to write for a render that differs: `MODE` auto, new, always or no")
 	fs.Lookup("update").NoOptDefVal = string(verify.UpdateAlways)

@@ -277,7 +277,7 @@ func TestVerifyDriftThenUpdate(t *testing.T) {
 					t.Errorf("report lacks %q:\n%s", want, stdout)
 				}
 			}
-			if want := "run: tracecheck verify --golden-dir " + dir + " --update=new && tracecheck review --golden-dir " + dir + "\n"; !strings.HasSuffix(stderr, want) {
+			if want := "run: tracecheck verify --golden-dir " + dir + " --update=new; tracecheck review --golden-dir " + dir + "\n"; !strings.HasSuffix(stderr, want) {
 				t.Errorf("stderr %q does not end with %q", stderr, want)
 			}
 
@@ -327,7 +327,7 @@ func TestVerifyJSON(t *testing.T) {
 	}
 	if rep.OK || rep.GoldenDir != dir || len(rep.Results) != len(builtinIDs(t)) ||
 		rep.Scenarios.Origin != "working-tree" || rep.Goldens.Origin != "flag" || rep.Goldens.Flag != "--golden-dir" || rep.Goldens.Dir != dir ||
-		rep.Next.Command != "tracecheck verify --golden-dir "+dir+" --update=new && tracecheck review --golden-dir "+dir {
+		rep.Next.Command != "tracecheck verify --golden-dir "+dir+" --update=new; tracecheck review --golden-dir "+dir {
 		t.Fatalf("report: %+v", rep)
 	}
 	for _, r := range rep.Results {
@@ -699,7 +699,7 @@ func TestVerifyNextStepWorks(t *testing.T) {
 	os.WriteFile(s03, []byte(strings.Replace(mustRead(t, s03), `"hello"`, `"HELLO"`, 1)), 0o644)
 
 	code, _, stderr := runCmd(t, "", "verify", "--scenario-dir", sdir, "--golden-dir", gdir, "--update=no")
-	want := "tracecheck verify --scenario-dir '" + sdir + "' --golden-dir " + gdir + " --update=new s03-tool-dispatch && tracecheck review --golden-dir " + gdir
+	want := "tracecheck verify --scenario-dir '" + sdir + "' --golden-dir " + gdir + " --update=new s03-tool-dispatch; tracecheck review --golden-dir " + gdir
 	if code != exitFailed || !strings.HasSuffix(stderr, "run: "+want+"\n") {
 		t.Fatalf("exit %d stderr %q\nwant it to end with %q", code, stderr, want)
 	}
