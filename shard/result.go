@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/tracecheck/tracecheck/internal/atomicfile"
 	"github.com/tracecheck/tracecheck/internal/jsonout"
@@ -19,8 +20,10 @@ const (
 	Version    = 1
 )
 
-// MaxResultBytes bounds the result file Read accepts.
-const MaxResultBytes = 1 << 30
+// MaxResultBytes bounds a result file: Write refuses to write a larger
+// one and Read to read one (reading holds the file and its parse, a few
+// times its size, so the bound is what keeps merge's memory bounded).
+const MaxResultBytes = 64 << 20
 
 // Commands whose runs are sharded and merged.
 const (
@@ -129,8 +132,49 @@ func (r *Result) Add(id, outcome string, failed bool, report any) error {
 
 // Write writes the result to path as one JSON document (as every
 // --format json document is written: internal/jsonout), atomically.
+// A result larger than MaxResultBytes is a *TooLargeError, and path is
+// left as it was.
 func (r *Result) Write(path string) error {
-	return atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error { return jsonout.Write(w, r) })
+	return atomicfile.WriteFunc(path, 0o644, func(w io.Writer) error {
+		return jsonout.Write(&capped{w: w, left: MaxResultBytes}, r)
+	})
+}
+
+// TooLargeError is a result larger than MaxResultBytes.
+type TooLargeError struct{ Max int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the result is larger than %d MiB, more than merge reads: split the run into more shards", e.Max>>20)
+}
+
+// capped writes to w until left bytes are written, then fails.
+type capped struct {
+	w    io.Writer
+	left int64
+}
+
+func (c *capped) Write(b []byte) (int, error) {
+	if int64(len(b)) > c.left {
+		return 0, &TooLargeError{Max: MaxResultBytes}
+	}
+	c.left -= int64(len(b))
+	return c.w.Write(b)
+}
+
+// IsResultFile reports whether the file at path reads as a result file
+// of some tracecheck: a JSON object whose first member is "format":
+// "tracecheck-result", as Write writes it (only its start is read). A file
+// that does not is one --result must not replace.
+func IsResultFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	compact := bytes.Join(bytes.Fields(head[:n]), nil)
+	return bytes.HasPrefix(compact, []byte(`{"format":"`+FormatName+`"`))
 }
 
 // ReadError is a file that is no result this tracecheck reads.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -261,6 +262,52 @@ func TestWriteThenRead(t *testing.T) {
 	b, _ := json.Marshal(back)
 	if string(a) != string(b) {
 		t.Errorf("read back\n%s\nwrote\n%s", b, a)
+	}
+}
+
+// TestWriteRefusesWhatReadWould: a result past MaxResultBytes is refused
+// by Write, and the file it would have replaced is left as it was.
+func TestWriteRefusesWhatReadWould(t *testing.T) {
+	r := run(t, 1, []string{"a"}, "a")[0]
+	r.Run = json.RawMessage(`{}`)
+	r.Results[0].Report = json.RawMessage(`"` + strings.Repeat("x", MaxResultBytes) + `"`)
+	path := filepath.Join(t.TempDir(), "r.json")
+	small := run(t, 1, []string{"a"}, "a")[0]
+	small.Run = json.RawMessage(`{}`)
+	if err := small.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	var tl *TooLargeError
+	if err := r.Write(path); !errors.As(err, &tl) {
+		t.Fatalf("Write of a result past MaxResultBytes: %v", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the refused Write changed the file")
+	}
+	if !IsResultFile(path) {
+		t.Error("IsResultFile of a written result is false")
+	}
+}
+
+// TestIsResultFile: only what Write writes reads as a result file.
+func TestIsResultFile(t *testing.T) {
+	dir := t.TempDir()
+	for text, want := range map[string]bool{
+		"{\n  \"format\": \"tracecheck-result\",\n  \"version\": 1\n}\n": true,
+		`{"format":"tracecheck-result"}`:                                 true,
+		`{"trace_version":"0.1.0","event_id":"evt-000"}`:                 false,
+		"#!/bin/sh\n": false,
+		"":            false,
+	} {
+		p := filepath.Join(dir, "f")
+		os.WriteFile(p, []byte(text), 0o644)
+		if got := IsResultFile(p); got != want {
+			t.Errorf("IsResultFile(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if IsResultFile(filepath.Join(dir, "missing")) {
+		t.Error("IsResultFile of a missing file is true")
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -357,11 +358,37 @@ func TestShardUsageErrors(t *testing.T) {
 	if code, _, stderr := runCmd(t, "", "lint", codex, "--result", lintResult); code != exitFailed {
 		t.Fatalf("lint --result: exit %d %s", code, stderr)
 	}
+	// Files --result must never replace: a golden, the log being linted,
+	// the subject program (each compared after the run).
+	keep := t.TempDir()
+	golden := filepath.Join(keep, "approval-denied.trace.jsonl")
+	logFile := filepath.Join(keep, "session.jsonl")
+	subject := filepath.Join(keep, "subject.sh")
+	for p, from := range map[string]string{golden: filepath.Join(repoRoot, "golden", "approval-denied.trace.jsonl"),
+		logFile: filepath.Join(codex, "clean.jsonl"), subject: ""} {
+		data := []byte("#!/bin/sh\nexit 0\n")
+		if from != "" {
+			data = mustReadBytes(t, from)
+		}
+		if err := os.WriteFile(p, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		for _, p := range []string{golden, logFile, subject} {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte("tracecheck-result")) {
+				t.Errorf("--result replaced %s", p)
+			}
+		}
+	}()
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"a golden as --result", []string{"verify", "--result", golden}, "exists and is not a tracecheck result file; refusing to replace it"},
+		{"the linted log as --result", []string{"lint", logFile, "--result", logFile}, "exists and is not a tracecheck result file"},
+		{"the subject as --result", []string{"conform", "--result", subject, "--", subject}, "exists and is not a tracecheck result file"},
 		{"K of 0", []string{"verify", "--shard", "0/3"}, `--shard must be K/N with 1 <= K <= N <= 10000, not "0/3"`},
 		{"K past N", []string{"lint", codex, "--shard", "4/3"}, `--shard must be K/N with 1 <= K <= N <= 10000, not "4/3"`},
 		{"not K/N", []string{"conform", "--shard", "two", "--", "true"}, `--shard must be K/N (shard K of N, two integers), not "two"`},
@@ -534,4 +561,13 @@ func TestCIExamples(t *testing.T) {
 			})
 		}
 	}
+}
+
+func mustReadBytes(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
