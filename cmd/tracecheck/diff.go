@@ -149,8 +149,11 @@ func runNormalize(e *env, args []string) int {
 			"longer string becomes [UUID]; data that would read as a placeholder is escaped with\n"+
 			"a leading backslash. Everything else is kept. Edit the result to loosen it further.\n\n"+
 			"The file must be a valid trace. With -o the output replaces OUT atomically (a\n"+
-			"device or FIFO such as /dev/null or /dev/stdout is written into, a directory is\n"+
-			"refused), and only when the trace is valid. Exit 0 ok, 1 invalid trace, 2 usage error.")
+			"device or FIFO such as /dev/null or /dev/stdout is written into; a directory, a\n"+
+			"missing directory or FILE itself is refused), and only when the trace is valid.\n"+
+			"On standard output the tolerant form is held until the trace is known valid (up\n"+
+			"to 64 MiB; past that it is written as it comes, and an invalid trace says so).\n"+
+			"Exit 0 ok, 1 invalid trace, 2 usage error.")
 	out := fs.StringP("output", "o", "", "write to `OUT` (atomically) instead of standard output")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
@@ -159,6 +162,14 @@ func runNormalize(e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
+	if *out != "" {
+		if p := outputProblem("-o", *out); p != "" {
+			return usageError(e, "normalize", "%s", p)
+		}
+		if path != "-" && sameFile(path, *out) {
+			return usageError(e, "normalize", "-o %s is the input file; it would be overwritten", textsafe.Quote(*out))
+		}
+	}
 	r, name, ok := openFile(e, "normalize", path)
 	if !ok {
 		return exitUsage
@@ -166,8 +177,17 @@ func runNormalize(e *env, args []string) int {
 	defer r.Close()
 	var problems []tracediff.Problem
 	var err error
+	streamed := false
 	if *out == "" {
-		problems, err = tracediff.Normalize(tracediff.Input{Name: name, R: r}, e.stdout)
+		// Held until the trace is known valid, so that an invalid one
+		// prints nothing to capture; a tolerant form past holdBytes is
+		// written as it comes (-o is all or nothing at any size).
+		h := &heldWriter{w: e.stdout, max: holdBytes}
+		problems, err = tracediff.Normalize(tracediff.Input{Name: name, R: r}, h)
+		if err == nil && len(problems) == 0 {
+			err = h.flush()
+		}
+		streamed = h.streamed
 	} else {
 		err = atomicfile.WriteOutput(*out, 0o644, func(w io.Writer) error {
 			var nerr error
@@ -188,10 +208,49 @@ func runNormalize(e *env, args []string) int {
 		return exitFailed
 	}
 	if len(problems) > 0 {
-		fmt.Fprintf(e.stderr, "%s normalize: %s is not a valid trace; nothing to capture\n", programName, textsafe.Quote(name))
+		if streamed {
+			fmt.Fprintf(e.stderr, "%s normalize: %s is not a valid trace; nothing to capture (standard output has its first %d MiB: discard it)\n", programName, textsafe.Quote(name), holdBytes>>20)
+		} else {
+			fmt.Fprintf(e.stderr, "%s normalize: %s is not a valid trace; nothing to capture\n", programName, textsafe.Quote(name))
+		}
 		return exitFailed
 	}
 	return exitOK
 }
 
 var errInvalidTrace = fmt.Errorf("not a valid trace")
+
+// holdBytes is how much of its output normalize holds back until the
+// trace is known valid.
+const holdBytes = 64 << 20
+
+// heldWriter holds what is written, up to max bytes, until flush; past
+// max it writes what it held and then everything as it comes.
+type heldWriter struct {
+	w        io.Writer
+	max      int
+	held     []byte
+	streamed bool
+}
+
+func (h *heldWriter) Write(b []byte) (int, error) {
+	if !h.streamed && len(h.held)+len(b) <= h.max {
+		h.held = append(h.held, b...)
+		return len(b), nil
+	}
+	if err := h.flush(); err != nil {
+		return 0, err
+	}
+	h.streamed = true
+	return h.w.Write(b)
+}
+
+// flush writes what is held.
+func (h *heldWriter) flush() error {
+	if len(h.held) == 0 {
+		return nil
+	}
+	_, err := h.w.Write(h.held)
+	h.held = nil
+	return err
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,8 +131,48 @@ func TestNormalizeCommand(t *testing.T) {
 	if code != exitFailed || !strings.Contains(stderr, "SEQUENCE_GAP") || mustRead(t, out) != stdout {
 		t.Errorf("normalize of an invalid trace: code %d, stderr %s", code, stderr)
 	}
+	// On standard output too: nothing printed for an invalid trace.
+	if code, stdout, _ := runCmd(t, "", "normalize", inv); code != exitFailed || stdout != "" {
+		t.Errorf("normalize of an invalid trace to stdout: code %d, stdout %q", code, stdout)
+	}
 	if code, _, _ := runCmd(t, "", "normalize", "nope.jsonl"); code != exitUsage {
 		t.Errorf("missing file: code %d", code)
+	}
+	// -o never replaces the input, and an unusable -o is a usage error
+	// before anything is read.
+	in := filepath.Join(t.TempDir(), "trace.jsonl")
+	os.WriteFile(in, []byte(mustRead(t, real)), 0o644)
+	for _, tc := range []struct{ out, want string }{
+		{in, "is the input file; it would be overwritten"},
+		{filepath.Dir(in), "is a directory"},
+		{filepath.Join(filepath.Dir(in), "no-such-dir", "g.jsonl"), "cannot be used: no such file or directory"},
+	} {
+		code, stdout, stderr := runCmd(t, "", "normalize", in, "-o", tc.out)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("normalize -o %s: code %d, stderr %q; want 2 and %q", tc.out, code, stderr, tc.want)
+		}
+	}
+	if mustRead(t, in) != mustRead(t, real) {
+		t.Error("normalize -o changed its input")
+	}
+}
+
+// TestHeldWriter: what is held is written by flush, and past its bound
+// everything is written as it comes.
+func TestHeldWriter(t *testing.T) {
+	var b strings.Builder
+	h := &heldWriter{w: &b, max: 4}
+	h.Write([]byte("ab"))
+	if b.Len() != 0 || h.streamed {
+		t.Fatalf("held %q, streamed %v", b.String(), h.streamed)
+	}
+	h.Write([]byte("cde"))
+	if b.String() != "abcde" || !h.streamed {
+		t.Fatalf("past the bound: %q, streamed %v", b.String(), h.streamed)
+	}
+	h.Write([]byte("f"))
+	if h.flush(); b.String() != "abcdef" {
+		t.Errorf("got %q", b.String())
 	}
 }
 

@@ -68,9 +68,10 @@ func (sf *shardFlags) checkResult() string {
 	if p == "-" {
 		return "--result - : standard output carries the report; name a file"
 	}
-	if st, err := os.Stat(p); err == nil && st.IsDir() {
-		return fmt.Sprintf("--result %s: is a directory", textsafe.Quote(p))
-	} else if err == nil && !shard.IsResultFile(p) {
+	if problem := outputProblem("--result", p); problem != "" {
+		return problem
+	}
+	if _, err := os.Stat(p); err == nil && !shard.IsResultFile(p) {
 		// A golden, a log being linted, the subject program: never
 		// replaced by a result (an earlier run's result is).
 		return fmt.Sprintf("--result %s: exists and is not a tracecheck result file; refusing to replace it (remove it or name another path)", textsafe.Quote(p))

@@ -147,6 +147,11 @@ func runView(e *env, args []string) int {
 			return usageError(e, "view", "-o %s is one of the input files; it would be overwritten", textsafe.Quote(*out))
 		}
 	}
+	if *out != "" {
+		if p := outputProblem("-o", *out); p != "" {
+			return usageError(e, "view", "%s", p)
+		}
+	}
 	if *out == "" && writesToTerminal(e.stdout) {
 		return usageError(e, "view", "the page is HTML: give -o OUT.html, or redirect standard output")
 	}
