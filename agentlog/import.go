@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+	"github.com/tracecheck/tracecheck/internal/redact"
 )
 
 // ImportStats says what an import did.
@@ -21,6 +22,7 @@ type ImportStats struct {
 	Lines, Records, Events int
 	Skipped                int // lines the agent itself would not read (invalid JSON, torn)
 	RenamedIDs             int // native ids used twice, written with a suffix
+	Redacted               int // secrets (keys, tokens, passwords) replaced by "[REDACTED]"
 }
 
 // agentNames: provenance agent_id and surface per format.
@@ -469,7 +471,9 @@ func (im *importer) write(rec *Record, k int, ts string, ev event) {
 	b = appendString(b, ev.actorKind)
 	b = append(b, `,"id":`...)
 	b = appendString(b, orDefault(ev.actorID, ev.actorKind))
-	b = append(b, `},"payload":{"source_line":`...)
+	b = append(b, `},"payload":`...)
+	payloadAt := len(b)
+	b = append(b, `{"source_line":`...)
 	b = strconv.AppendInt(b, int64(rec.Line), 10)
 	b = appendMember(b, "native_type", rec.NativeType)
 	if rec.Timestamp != "" && rec.Timestamp != ts {
@@ -482,9 +486,29 @@ func (im *importer) write(rec *Record, k int, ts string, ev event) {
 		b = appendMember(b, "native_session_id", rec.Session)
 	}
 	b = ev.payload(b)
-	b = append(b, `},"provenance":`...)
+	b = append(b, '}')
+	// What the agent's log held in the clear is not stored again: a
+	// key, a token or a password in the payload is replaced, and the
+	// event says where.
+	clean, secrets := redact.JSON(b[payloadAt:])
+	if len(secrets) > 0 {
+		b = append(b[:payloadAt], clean...)
+		im.stats.Redacted += len(secrets)
+	}
+	b = append(b, `,"provenance":`...)
 	b = append(b, im.provenance()...)
-	b = append(b, `,"redaction":{"status":"clean","fields":[]}`...)
+	if len(secrets) == 0 {
+		b = append(b, `,"redaction":{"status":"clean","fields":[]}`...)
+	} else {
+		b = append(b, `,"redaction":{"status":"redacted","fields":[`...)
+		for i, ptr := range secrets {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, "/payload"+ptr)
+		}
+		b = append(b, `]}`...)
+	}
 	if p := im.parentEvent(rec); p != "" {
 		b = append(b, `,"parent_event_id":`...)
 		b = appendString(b, p)

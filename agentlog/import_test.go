@@ -20,7 +20,11 @@ type importedEvent struct {
 	Actor      map[string]any `json:"actor"`
 	Payload    map[string]any `json:"payload"`
 	Provenance map[string]any `json:"provenance"`
-	raw        string
+	Redaction  struct {
+		Status string   `json:"status"`
+		Fields []string `json:"fields"`
+	} `json:"redaction"`
+	raw string
 }
 
 // importFixture imports a fixture and returns its Trace (validated) and

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/tracecheck/tracecheck/agentlog"
+	"github.com/tracecheck/tracecheck/internal/redact"
 	"github.com/tracecheck/tracecheck/internal/regularfile"
 	"github.com/tracecheck/tracecheck/internal/textsafe"
 )
@@ -21,6 +22,8 @@ func runImport(e *env, args []string) int {
 			"refused as not a regular file (exit 2).\n"+
 			"The mapping is in docs/agent-logs.md. Lines the agent itself would skip (not\n"+
 			"JSON) are skipped and counted on stderr; tracecheck lint says what they are.\n"+
+			"Secrets the log holds in the clear (a key, a token, a password; see\n"+
+			"docs/agent-logs.md) are written \"[REDACTED]\", the event marked redacted.\n"+
 			"Exit 0 on success; 1 when the format cannot be detected, the input is already\n"+
 			"Trace, the file holds nothing to import, or reading it, writing the output or\n"+
 			"keeping the ids seen (a temporary file under $TMPDIR) fails; 2 on usage errors.")
@@ -68,6 +71,9 @@ func runImport(e *env, args []string) int {
 	st, err := agentlog.Import(in, name, f, e.stdout)
 	if st.Skipped > 0 {
 		fmt.Fprintf(e.stderr, "tracecheck import: %s: %d line(s) skipped, as the agent skips them (see tracecheck lint)\n", textsafe.Quote(name), st.Skipped)
+	}
+	if st.Redacted > 0 {
+		fmt.Fprintf(e.stderr, "tracecheck import: %s: %d secret(s) (keys, tokens, passwords) written as %q; each event's redaction.fields says where\n", textsafe.Quote(name), st.Redacted, redact.Placeholder)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tracecheck import: %s\n", textsafe.Escape(err.Error()))
