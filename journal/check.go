@@ -105,10 +105,12 @@ func (c *RunChecker) checkAt(e *Event, off int64) *Error {
 // unless it is a duplicate).
 func checkRun(e *Event, next *int64, ids *idSet, off int64) *Error {
 	if e.Sequence != *next {
+		// want is printed unsigned: after a sequence of math.MaxInt64 the
+		// run expects 2^63, which next (wrapped) holds as uint64.
 		want := *next
 		*next = e.Sequence + 1 // resynchronise: report each gap once, not every later event
 		return remember(e, ids, off, &Error{EventID: e.EventID, Code: SequenceGap, Pointer: "/sequence",
-			Msg: fmt.Sprintf("sequence %d where %d was expected: sequences start at 0 and are contiguous", e.Sequence, want)})
+			Msg: fmt.Sprintf("sequence %d where %d was expected: sequences start at 0 and are contiguous", e.Sequence, uint64(want))})
 	}
 	*next++
 	if e.ParentEventID != "" {

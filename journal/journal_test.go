@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -271,6 +272,26 @@ func TestNewChecksInvariants(t *testing.T) {
 	gap[2].Sequence = 4
 	if _, err := journal.New(gap); !errors.Is(err, &journal.Error{Code: journal.SequenceGap}) {
 		t.Errorf("gap: got %v, want SEQUENCE_GAP", err)
+	}
+}
+
+// TestSequenceAfterTheLargest: after a sequence of math.MaxInt64 the run
+// expects 2^63, and the message says so (it said -2^63).
+func TestSequenceAfterTheLargest(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(string(readFixture(t, "bad/sequence-gap.jsonl"))), "\n")
+	var b strings.Builder
+	for i, l := range lines[:3] {
+		seq := []string{"0", "9223372036854775807", "2"}[i]
+		l = regexp.MustCompile(`"sequence":\d+`).ReplaceAllString(l, `"sequence":`+seq)
+		b.WriteString(l + "\n")
+	}
+	errs := journal.Validate(strings.NewReader(b.String()), "x")
+	var msgs []string
+	for _, e := range errs {
+		msgs = append(msgs, e.Error())
+	}
+	if !strings.Contains(strings.Join(msgs, "\n"), "sequence 2 where 9223372036854775808 was expected") {
+		t.Errorf("errors:\n%s", strings.Join(msgs, "\n"))
 	}
 }
 

@@ -383,7 +383,7 @@ func (c *shapeChecker) check(l *srcLine, v jsonv.Value) {
 	c.next[g] = l.k.seq + 1
 	if l.k.seq != want {
 		c.add(&journal.Error{File: c.file, Line: l.num, EventID: id, Code: journal.SequenceGap, Pointer: "/sequence",
-			Msg: fmt.Sprintf("sequence %d where %d was expected: sequences start at 0 and are contiguous", l.k.seq, want)})
+			Msg: fmt.Sprintf("sequence %d where %d was expected: sequences start at 0 and are contiguous", l.k.seq, uint64(want))})
 	}
 }
 
