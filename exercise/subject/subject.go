@@ -68,11 +68,12 @@ func (o *Options) defaults() {
 		o.Timeout = DefaultTimeout
 	}
 	if o.StartupTimeout <= 0 {
-		o.StartupTimeout = DefaultStartupTimeout
+		// Never shorter than a request's own time, when not set.
+		o.StartupTimeout = max(DefaultStartupTimeout, o.Timeout)
 	}
-	if o.StartupTimeout < o.Timeout {
-		o.StartupTimeout = o.Timeout
-	}
+	// A StartupTimeout the caller set is kept, even below Timeout: it
+	// was raised to Timeout silently, and the error then named a time
+	// no flag said.
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = DefaultMaxResponseBytes
 	}

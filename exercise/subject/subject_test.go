@@ -52,6 +52,8 @@ func TestProtocolFaults(t *testing.T) {
 		{"exits-early", Options{}, 0, `request 2 (op journal): the subject exited (exit status 1) without answering (stdout ended after line 1)`},
 		{"hangs", Options{Timeout: 200 * time.Millisecond}, 0, `request 2 (op journal): no response within 200ms (--timeout); the subject was killed`},
 		{"silent", Options{StartupTimeout: 200 * time.Millisecond, Timeout: 100 * time.Millisecond}, 0, `request 1 (op hello): no response within 200ms (--startup-timeout); the subject was killed`},
+		// A startup time below the request time is kept as it was set.
+		{"silent", Options{StartupTimeout: 100 * time.Millisecond, Timeout: time.Hour}, 0, `request 1 (op hello): no response within 100ms (--startup-timeout); the subject was killed`},
 		{"wrong-id", Options{}, 2, `the response's id is 99 where 2 was expected`},
 		{"schema-invalid", Options{}, 2, `the response does not match the protocol (error_response): /error: missing properties: 'message'`},
 		{"huge-line", Options{MaxResponseBytes: 4096}, 2, `stdout line 2 (the response to request 2, op journal): the line is longer than 4096 bytes (--max-response)`},
