@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tracecheck/tracecheck/journal/jsonv"
 	"io"
 	"io/fs"
 	"slices"
@@ -147,6 +148,9 @@ func Review(store *golden.Store, items []Pending, show bool, decide func(p *Pend
 		}
 		switch d {
 		case Accept:
+			if problem := NotAGolden(p.New); problem != "" {
+				return sum, fmt.Errorf("accepting %s: it is not a golden (%s): reject it, or fix it and run review again; %s is unchanged", quote(p.Path), problem, quote(p.GoldenPath))
+			}
 			if err := store.Accept(p.ID); err != nil {
 				return sum, fmt.Errorf("accepting %s: %w", p.Path, err)
 			}
@@ -218,4 +222,32 @@ func Keys(keys io.Reader, out io.Writer) func(*Pending) (Decision, error) {
 			}
 		}
 	}
+}
+
+// NotAGolden says why data cannot be a golden file, or "": a golden (a
+// trace, a tolerant golden, a model trace or a report) is JSON lines,
+// each line one JSON object, and ends with a newline. verify never writes
+// anything else as a pending golden; a .new file that is not one was put
+// there some other way, and review does not install it.
+func NotAGolden(data []byte) string {
+	if len(data) == 0 {
+		return "it is empty"
+	}
+	if data[len(data)-1] != '\n' {
+		return "its last line has no newline"
+	}
+	line := 0
+	for rest := data; len(rest) > 0; {
+		line++
+		i := bytes.IndexByte(rest, '\n')
+		v, err := jsonv.Parse(rest[:i])
+		switch {
+		case err != nil:
+			return fmt.Sprintf("line %d: %v", line, err)
+		case v.Kind() != jsonv.Object:
+			return fmt.Sprintf("line %d: a JSON %s, not an object", line, v.Kind())
+		}
+		rest = rest[i+1:]
+	}
+	return ""
 }

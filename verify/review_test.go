@@ -98,6 +98,39 @@ func TestReviewAcceptAndRejectAll(t *testing.T) {
 	}
 }
 
+// TestReviewDoesNotInstallWhatIsNoGolden: a .new file that is not JSON
+// lines of objects (NUL bytes, a line of text, a torn last line) is not
+// accepted, and the golden it would replace is left as it was.
+func TestReviewDoesNotInstallWhatIsNoGolden(t *testing.T) {
+	for name, bad := range map[string]string{
+		"nul bytes":    strings.Repeat("\x00", 4096),
+		"text":         "not a trace\n",
+		"an array":     "[1,2]\n",
+		"torn":         trace(2)[:len(trace(2))-1],
+		"empty":        "",
+		"a bad line 2": trace(1) + "{\"a\":\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := dirWith(t, map[string]string{"b.trace.jsonl": trace(9), "b.trace.jsonl.new": bad})
+			store := golden.DiskStore(dir)
+			items, err := verify.LoadPending(store, nil)
+			if err != nil || len(items) != 1 {
+				t.Fatalf("LoadPending: %v %d", err, len(items))
+			}
+			_, err = verify.Review(store, items, false, verify.Always(verify.Accept), new(bytes.Buffer))
+			if err == nil || !strings.Contains(err.Error(), "it is not a golden") {
+				t.Errorf("Review accepted it: %v", err)
+			}
+			if got := listing(t, dir)["b.trace.jsonl"]; got != trace(9) {
+				t.Errorf("the golden changed to %q", got)
+			}
+		})
+	}
+	if p := verify.NotAGolden([]byte(trace(3))); p != "" {
+		t.Errorf("NotAGolden of a trace: %s", p)
+	}
+}
+
 // TestAcceptIsARename: accepting leaves the golden with the pending file's
 // bytes and mode, and no .new, in one rename.
 func TestAcceptIsARename(t *testing.T) {
