@@ -334,7 +334,7 @@ func run(ctx context.Context, argv []string, dir string, env []string, stdin []b
 		p.waitErr = procgroup.ErrOutputHeld
 		err = exitOf(err)
 	}
-	p.stdout, p.stdoutCut, p.stderr = out.buf.Bytes(), out.cut, errTail.tail(StderrLines)
+	p.stdout, p.stdoutCut, p.stderr = out.bytes(), out.cut, errTail.tail(StderrLines)
 	p.timedOut = errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	p.stopped = ctx.Err() != nil
 	code, signal, exited := procgroup.Exit(err)
@@ -382,18 +382,55 @@ func (p *proc) problems(c *Case) []string {
 
 // limitBuffer keeps the first max bytes written and notes any more.
 type limitBuffer struct {
-	buf bytes.Buffer
-	max int
-	cut bool
+	chunks [][]byte
+	n      int
+	max    int
+	cut    bool
 }
 
+// limitChunk is the size of the chunks a limitBuffer holds.
+const limitChunk = 1 << 20
+
+// Write keeps what is written in chunks (nothing copied as it grows, no
+// garbage left behind) until more than max bytes came; then it lets go
+// of them all (a cut output is never used) and counts the rest as written.
+// A command that floods its output costs max bytes at most.
 func (l *limitBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.buf.Len(); len(p) > room {
-		l.buf.Write(p[:max(room, 0)])
-		l.cut = true
-		return len(p), nil
+	n := len(p)
+	if l.cut {
+		return n, nil
 	}
-	return l.buf.Write(p)
+	if l.n+n > l.max {
+		l.chunks, l.n, l.cut = nil, 0, true
+		return n, nil
+	}
+	l.n += n
+	for len(p) > 0 {
+		if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == cap(l.chunks[k-1]) {
+			l.chunks = append(l.chunks, make([]byte, 0, min(limitChunk, max(l.max-l.n+len(p), 1))))
+		}
+		last := &l.chunks[len(l.chunks)-1]
+		m := min(len(p), cap(*last)-len(*last))
+		*last = append(*last, p[:m]...)
+		p = p[m:]
+	}
+	return n, nil
+}
+
+// bytes is what was kept, in one slice (nil when it was cut).
+func (l *limitBuffer) bytes() []byte {
+	if l.cut {
+		return nil
+	}
+	if len(l.chunks) == 1 {
+		return l.chunks[0]
+	}
+	out := make([]byte, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	l.chunks = nil
+	return out
 }
 
 // tailBuffer keeps about the last max bytes written.
