@@ -78,7 +78,11 @@ func slowDecode(v jsonv.Value) (jsonv.Value, Event, *Error) {
 	}
 	ev, err := FromValue(v)
 	if err != nil {
-		return jsonv.Value{}, Event{}, &Error{Code: Schema, EventID: id, Msg: err.Error()}
+		je := &Error{Code: Schema, EventID: id, Msg: err.Error()}
+		if fe, ok := err.(*FieldError); ok {
+			je.Pointer = fe.Pointer
+		}
+		return jsonv.Value{}, Event{}, je
 	}
 	return v, ev, nil
 }

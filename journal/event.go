@@ -3,6 +3,7 @@ package journal
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
@@ -211,6 +212,14 @@ func EncodeGolden(events []Event) []byte {
 	return out
 }
 
+// FieldError is FromValue's error about one member, which Pointer names.
+type FieldError struct {
+	Pointer string
+	Msg     string
+}
+
+func (e *FieldError) Error() string { return e.Msg }
+
 // FromValue builds an Event from a decoded JSON object. It assumes the
 // object already passed schema validation; a wrong type is reported, not
 // guessed at.
@@ -254,7 +263,11 @@ func FromValue(v jsonv.Value) (Event, error) {
 			}
 		}
 		if !isInt && err == nil {
-			err = fmt.Errorf("sequence %s is not an integer", seq.Text())
+			msg := fmt.Sprintf("sequence %s is not an integer", seq.Text())
+			if t := seq.Text(); !seq.IsFloat() && !strings.ContainsAny(t, ".eE") {
+				msg = fmt.Sprintf("sequence %s is out of range: a sequence is at most 9223372036854775807", t)
+			}
+			err = &FieldError{Pointer: "/sequence", Msg: msg}
 		}
 		e.Sequence = n
 	}

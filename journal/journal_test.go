@@ -295,6 +295,17 @@ func TestSequenceAfterTheLargest(t *testing.T) {
 	}
 }
 
+// TestSequenceOutOfRange: an integer sequence past int64 is said to be
+// out of range, at /sequence.
+func TestSequenceOutOfRange(t *testing.T) {
+	line := strings.SplitN(string(readFixture(t, "bad/sequence-gap.jsonl")), "\n", 2)[0]
+	line = regexp.MustCompile(`"sequence":\d+`).ReplaceAllString(line, `"sequence":123456789012345678901234567890`)
+	errs := journal.Validate(strings.NewReader(line+"\n"), "x")
+	if len(errs) == 0 || errs[0].Pointer != "/sequence" || !strings.Contains(errs[0].Msg, "is out of range") {
+		t.Errorf("errors: %v", errs)
+	}
+}
+
 // A line that cannot be decoded is reported once; the gap and the dangling
 // parent it leaves in the next event are not reported again.
 func TestValidateDoesNotCascade(t *testing.T) {
