@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
@@ -391,6 +392,8 @@ func runModelRecord(e *env, args []string) int {
 		return usageError(e, "model record", "--cassette is required")
 	case *up == "":
 		return usageError(e, "model record", "--upstream is required")
+	case *trace != "" && filepath.Clean(*trace) == filepath.Clean(*cas):
+		return usageError(e, "model record", "--trace and --cassette name the same file %s: the trace and the cassette are two files", textsafe.Quote(*cas))
 	}
 	empty, mode, exhausted := "", string(cassette.Record), "answer"
 	src := &sourceFlags{scenario: &empty, scenarioDir: &empty, cassette: cas, mode: &mode, upstream: up, exhausted: &exhausted, trace: trace, limits: defaultLimits()}

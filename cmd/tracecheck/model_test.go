@@ -105,6 +105,11 @@ func TestModelServeUsage(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--upstream is required") {
 		t.Errorf("record without --upstream: %d %q", code, stderr)
 	}
+	same := filepath.Join(t.TempDir(), "new.jsonl")
+	code, _, stderr = runCmd(t, "", "model", "record", "--upstream", "http://127.0.0.1:9", "--cassette", same, "--trace", same)
+	if _, err := os.Stat(same); code != exitUsage || !strings.Contains(stderr, "name the same file") || err == nil {
+		t.Errorf("record with --trace = --cassette: %d %q (file made: %v)", code, stderr, err == nil)
+	}
 }
 
 // TestModelServeChild is not a test: it is the child process of
