@@ -119,6 +119,7 @@ func runLint(e *env, args []string) int {
 			tasks = append(tasks, &lintTask{stdin: true, in: agentlog.Input{Path: "<stdin>"}})
 			continue
 		}
+		before := len(tasks)
 		err := agentlog.Walk(arg, func(in agentlog.Input, err error) error {
 			t := &lintTask{in: in}
 			if err != nil {
@@ -136,6 +137,10 @@ func runLint(e *env, args []string) int {
 		})
 		if err != nil {
 			tasks = append(tasks, &lintTask{errLine: fmt.Sprintf("%s lint: %s", programName, textsafe.Escape(err.Error()))})
+		} else if len(tasks) == before {
+			// As ruff does for a directory of no Python files: said, not
+			// an error (a CI job's log directory may be empty).
+			fmt.Fprintf(e.stderr, "%s lint: %s holds no session log (*.jsonl): nothing to lint\n", programName, textsafe.Quote(arg))
 		}
 	}
 

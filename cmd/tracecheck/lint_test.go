@@ -94,6 +94,16 @@ func TestLintAndImportReadStandardInput(t *testing.T) {
 	}
 }
 
+// TestLintSaysADirectoryHoldsNoLog: an empty directory is no error, but
+// the run says it linted nothing.
+func TestLintSaysADirectoryHoldsNoLog(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCmd(t, "", "lint", dir)
+	if code != exitOK || stdout != "" || !strings.Contains(stderr, "holds no session log (*.jsonl): nothing to lint") {
+		t.Errorf("lint of an empty directory: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
 func TestLintWalksDirectoriesWithoutFollowingLinks(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "project")
