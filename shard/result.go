@@ -212,6 +212,9 @@ func Decode(file string, data []byte) (*Result, error) {
 		return nil, &ReadError{File: file, Msg: fmt.Sprintf("not a tracecheck result file (no \"format\": %q)", FormatName)}
 	}
 	if v, ok := m["version"].(json.Number); !ok || v.String() != fmt.Sprint(Version) {
+		if _, has := m["version"]; !has || !ok {
+			return nil, &ReadError{File: file, Msg: fmt.Sprintf("not a valid result file: no integer \"version\" (this tracecheck reads version %d)", Version)}
+		}
 		return nil, &ReadError{File: file, Msg: fmt.Sprintf("a result file of version %v; this tracecheck reads version %d", m["version"], Version)}
 	}
 	if err := schema.ValidateResult(doc); err != nil {

@@ -319,6 +319,7 @@ func TestReadRefuses(t *testing.T) {
 		"two-values.json":   "more than one JSON value",
 		"other-format.json": `no "format": "tracecheck-result"`,
 		"version-2.json":    "a result file of version 2; this tracecheck reads version 1",
+		"no-version.json":   `no integer "version" (this tracecheck reads version 1)`,
 		"no-plan.json":      "not a valid result file: /: missing properties: 'plan'",
 		"shard-3-of-2.json": "shard 3/2 does not exist",
 		"no-such-file.json": "no such file",
