@@ -180,24 +180,14 @@ func parseSecondZ(s string) (time.Time, bool) {
 		return v
 	}
 	y, mo, d, h, mi, sec := num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2), num(17, 2)
-	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
 		return time.Time{}, false
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC), true
-}
-
-// daysIn is the number of days of month mo (1-12) of year y, Gregorian.
-func daysIn(mo, y int) int {
-	switch mo {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+	if t.Day() != d {
+		return time.Time{}, false // past the month's end: time.Date moved it to the next month
 	}
-	return 31
+	return t, true
 }
 
 // parseTimestamp is ParseTimestamp by time.Parse.
