@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,20 @@ func TestImportRedactsSecrets(t *testing.T) {
 	slices.Sort(fields)
 	if want := []string{"/payload/content", "/payload/native/api_key"}; !slices.Equal(fields, want) {
 		t.Errorf("redacted fields %q, want %q", fields, want)
+	}
+}
+
+// TestARepeatedKeyReadsAsTheAgentReadsIt: pi reads its header with
+// JSON.parse, where the last of a repeated key wins, so a header whose
+// "type" is first "x" and then "session" is a header, and import takes its
+// session id.
+func TestARepeatedKeyReadsAsTheAgentReadsIt(t *testing.T) {
+	path := filepath.Join(agentFixtureRoot, "dupkey", "pi-header.jsonl")
+	if rep := LintFile(path, Options{}); rep.Format != Pi || rep.Failed() {
+		t.Errorf("lint: format %v, findings %v", rep.Format, rep.Findings)
+	}
+	_, evs := importFixture(t, path, Pi)
+	if len(evs) == 0 || !strings.Contains(evs[0].raw, `"session_id":"7c1e0f4a-2b3c-4d5e-8f90-a1b2c3d4e5f6"`) {
+		t.Errorf("the import's session is not the header's id: %s", evs[0].raw)
 	}
 }

@@ -45,7 +45,7 @@ func keyHash[T string | []byte](k T) uint8 {
 func (ks *Keys) Len() int { return len(ks.keys) }
 
 // Lookup sets out[i] to the member of an object whose key is the i-th of
-// ks, as Get does (the first, if the key repeats; the zero Value when it
+// ks, as Get does (the last, if the key repeats; the zero Value when it
 // is absent or v is not an object), walking the members once. out must
 // have room for every key.
 func (v Value) Lookup(ks *Keys, out []Value) {
@@ -66,9 +66,7 @@ func (v Value) Lookup(ks *Keys, out []Value) {
 		}
 		for j := ks.first[keyHash(key)]; j != 0; j = ks.next[j-1] {
 			if string(key) == ks.keys[j-1] {
-				if out[j-1].d == nil {
-					out[j-1] = Value{d: d, i: k + 1}
-				}
+				out[j-1] = Value{d: d, i: k + 1}
 				break
 			}
 		}

@@ -501,26 +501,27 @@ func (v refValue) Raw() []byte {
 	return v.d.src[n.a:n.b]
 }
 
-// Get returns the member key of an object (the first, if the key repeats).
+// Get returns the member key of an object (the last, if the key repeats).
 func (v refValue) Get(key string) refValue {
 	if v.Kind() != Object {
 		return refValue{}
 	}
 	d := v.d
 	end := d.nodes[v.i].end
+	var found refValue
 	for k := v.i + 1; k < end; {
 		kn := &d.nodes[k]
 		val := k + 1
 		if kn.esc {
 			if string(refUnescape(nil, d.src[kn.a:kn.b])) == key {
-				return refValue{d: d, i: val}
+				found = refValue{d: d, i: val}
 			}
 		} else if string(d.src[kn.a:kn.b]) == key {
-			return refValue{d: d, i: val}
+			found = refValue{d: d, i: val}
 		}
 		k = d.nodes[val].end
 	}
-	return refValue{}
+	return found
 }
 
 // Path follows keys through nested objects.

@@ -40,27 +40,29 @@ func (v Value) Raw() []byte {
 	return v.d.src[n.a:n.b]
 }
 
-// Get returns the member key of an object (the first, if the key repeats).
-// The first byte tells most keys of one length apart without comparing the
-// rest.
+// Get returns the member key of an object (the last, if the key repeats,
+// as JSON.parse and Python's json take it: what the agents that write
+// these logs read back). The first byte tells most keys of one length
+// apart without comparing the rest.
 func (v Value) Get(key string) Value {
 	if v.Kind() != Object {
 		return Value{}
 	}
 	d := v.d
 	end := d.nodes[v.i].end
+	var found Value
 	for k := v.i + 1; k < end; {
 		kn := &d.nodes[k]
 		if kn.esc {
 			if string(unescape(nil, d.src[kn.a:kn.b])) == key {
-				return Value{d: d, i: k + 1}
+				found = Value{d: d, i: k + 1}
 			}
 		} else if int(kn.b-kn.a) == len(key) && (len(key) == 0 || d.src[kn.a] == key[0]) && string(d.src[kn.a:kn.b]) == key {
-			return Value{d: d, i: k + 1}
+			found = Value{d: d, i: k + 1}
 		}
 		k = kn.end
 	}
-	return Value{}
+	return found
 }
 
 // Path follows keys through nested objects.
