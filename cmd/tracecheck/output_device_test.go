@@ -68,7 +68,8 @@ func TestOutputIntoFIFOAndDevice(t *testing.T) {
 
 			dir := t.TempDir()
 			code, _, stderr = runCmd(t, "", append(cmd, "-o", dir)...)
-			if code != exitFailed || !strings.Contains(stderr, dir) || !strings.Contains(stderr, "is a directory") {
+			// Refused before any work, as a usage error.
+			if code != exitUsage || !strings.Contains(stderr, dir) || !strings.Contains(stderr, "is a directory") {
 				t.Errorf("-o DIR: exit %d, %q", code, stderr)
 			}
 		})
