@@ -479,7 +479,13 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	if int64(cap(buf)) < want {
 		buf = make([]byte, 0, want)
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), buf[:0])
+	rd := r.Body
+	if r.ContentLength < 0 {
+		// A body of unannounced length (chunked) is cut at the limit; one
+		// announced within it ends there (net/http reads no further).
+		rd = http.MaxBytesReader(w, r.Body, limit)
+	}
+	body, err := readAll(rd, buf[:0])
 	buf = body
 	if err == nil {
 		rc.SetReadDeadline(time.Time{}) // the connection may serve more requests, or stall a scripted fault

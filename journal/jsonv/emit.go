@@ -377,6 +377,27 @@ func (c *Canonicalizer) CheckStrings(src []byte, v StringVisitor) error {
 	return err
 }
 
+// Span is where an array or object is in a text: src[Start:End], from
+// its opening bracket to past its closing one.
+type Span struct{ Start, End int32 }
+
+// CheckSpans is Check that also appends to dst the Span of each array and
+// object of src, in the order they open (so sorted by Start, and a
+// container's span before those of its contents): the first max of them,
+// the others not recorded; none after an error (dst[:0], its buffer to
+// use again). A reader of the checked text skips a recorded container
+// without reading it again.
+func (c *Canonicalizer) CheckSpans(src []byte, dst []Span, max int) ([]Span, error) {
+	c.s.spans, c.s.maxSpans = dst, max
+	err := c.check(src)
+	dst = c.s.spans
+	c.s.spans, c.s.maxSpans = nil, 0
+	if err != nil {
+		return dst[:0], err
+	}
+	return dst, nil
+}
+
 // StringVisitor is what CheckStrings calls.
 type StringVisitor interface {
 	VisitString(a, b int, esc bool, p Path)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -63,6 +64,9 @@ type frame struct {
 	// check mode: where scanner.keys and scanner.ekeys stood when the
 	// object opened.
 	kmark, emark int
+	// span is the container's index in scanner.spans, -1 when it is not
+	// recorded.
+	span int
 }
 
 type scanner struct {
@@ -84,6 +88,10 @@ type scanner struct {
 	// visit, in check mode, is called with each string value (not keys)
 	// as it is read: its content src[a:b] and whether it has escapes.
 	visit StringVisitor
+	// spans, in check mode, receives the span of each container as it
+	// opens, at most maxSpans of them (CheckSpans).
+	spans    []Span
+	maxSpans int
 }
 
 // bigScratch is the scratch size (in elements) past which a scanner lets
@@ -176,12 +184,12 @@ value:
 		if len(s.stack) >= MaxDepth {
 			return errTooDeep(i)
 		}
-		s.stack = append(s.stack, frame{node: len(s.nodes), mbase: len(s.mems), obj: true, kmark: len(s.keys), emark: len(s.ekeys)})
+		s.stack = append(s.stack, frame{node: len(s.nodes), mbase: len(s.mems), obj: true, kmark: len(s.keys), emark: len(s.ekeys), span: s.openSpan(i)})
 		s.nodes = append(s.nodes, node{kind: tObj})
 		i = skipSpace(src, i+1)
 		if i < n && src[i] == '}' {
-			_ = s.closeObject() // an empty object has no duplicates
 			i++
+			_ = s.closeObject(i) // an empty object has no duplicates
 			goto after
 		}
 		goto key
@@ -189,12 +197,12 @@ value:
 		if len(s.stack) >= MaxDepth {
 			return errTooDeep(i)
 		}
-		s.stack = append(s.stack, frame{node: len(s.nodes)})
+		s.stack = append(s.stack, frame{node: len(s.nodes), span: s.openSpan(i)})
 		s.nodes = append(s.nodes, node{kind: tArr})
 		i = skipSpace(src, i+1)
 		if i < n && src[i] == ']' {
-			s.closeArray()
 			i++
+			s.closeArray(i)
 			goto after
 		}
 		s.stack[len(s.stack)-1].count++
@@ -271,7 +279,7 @@ after:
 			}
 			goto key
 		case '}':
-			if err = s.closeObject(); err != nil {
+			if err = s.closeObject(i + 1); err != nil {
 				return err
 			}
 			i++
@@ -287,8 +295,8 @@ after:
 			}
 			goto value
 		case ']':
-			s.closeArray()
 			i++
+			s.closeArray(i)
 			goto after
 		}
 		return unexpected(src, i, "after array element, expected ',' or ']'")
@@ -338,19 +346,43 @@ key:
 	goto value
 }
 
-func (s *scanner) closeArray() {
+// openSpan records a container opening at i, when spans are wanted and
+// there is room, and returns its index in s.spans (-1: not recorded).
+func (s *scanner) openSpan(i int) int {
+	if len(s.spans) >= s.maxSpans {
+		return -1
+	}
+	if len(s.spans) == cap(s.spans) {
+		// Doubled, within the bound: append's growth of a long slice by
+		// a quarter would allocate four times what it keeps.
+		s.spans = slices.Grow(s.spans, min(max(len(s.spans), 16), s.maxSpans-len(s.spans)))
+	}
+	s.spans = append(s.spans, Span{Start: int32(i)})
+	return len(s.spans) - 1
+}
+
+// closeArray closes the innermost container, an array, which ends at end
+// (past its ']').
+func (s *scanner) closeArray(end int) {
 	f := s.stack[len(s.stack)-1]
 	s.stack = s.stack[:len(s.stack)-1]
+	if f.span >= 0 {
+		s.spans[f.span].End = int32(end)
+	}
 	nd := &s.nodes[f.node]
 	nd.a, nd.b = len(s.nodes), f.count
 	s.nElems += f.count
 }
 
 // closeObject sorts the object's members by key, rejects duplicates and
-// records the sorted order for Canonicalizer.
-func (s *scanner) closeObject() *SyntaxError {
+// records the sorted order for Canonicalizer. The object ends at end
+// (past its '}').
+func (s *scanner) closeObject(end int) *SyntaxError {
 	f := s.stack[len(s.stack)-1]
 	s.stack = s.stack[:len(s.stack)-1]
+	if f.span >= 0 {
+		s.spans[f.span].End = int32(end)
+	}
 	ms := s.mems[f.mbase:]
 	if s.check && len(ms) <= 24 {
 		// Validation needs no order: a small object's keys are compared

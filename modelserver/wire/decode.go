@@ -100,24 +100,32 @@ func (d *decoder) count(n int) *Error {
 	return nil
 }
 
-// body validates a request body and returns its top-level object.
-func body(raw []byte) (val, *Error) {
-	if err := checkBody(raw); err != nil {
-		return nil, Invalid("", "the request body is not valid JSON (%v): send one JSON object", err)
+// body validates a request body with k and returns its top-level
+// object, read until k is done.
+func body(k *checker, raw []byte) (val, *Error) {
+	v, err := k.check(raw)
+	if err != nil {
+		return val{}, Invalid("", "the request body is not valid JSON (%v): send one JSON object", err)
 	}
-	v := rawOf(raw)
 	if v.Kind() != jsonv.Object {
-		return nil, Invalid("", "the request body is a JSON %s: send one JSON object", v.Kind())
+		return val{}, Invalid("", "the request body is a JSON %s: send one JSON object", v.Kind())
 	}
 	return v, nil
 }
 
 // DecodeWith is Decode with the options the request's headers set.
 func DecodeWith(api API, raw []byte, opt DecodeOptions) (*Request, *Error) {
-	v, e := body(raw)
+	k := checkers.Get().(*checker)
+	defer k.done()
+	v, e := body(k, raw)
 	if e != nil {
 		return nil, e
 	}
+	return decodeBody(api, v, raw, opt)
+}
+
+// decodeBody decodes the top-level object v of the validated body raw.
+func decodeBody(api API, v val, raw []byte, opt DecodeOptions) (*Request, *Error) {
 	d := newDecoder(opt, raw)
 	switch api {
 	case OpenAIChat:
@@ -133,7 +141,7 @@ func DecodeWith(api API, raw []byte, opt DecodeOptions) (*Request, *Error) {
 // field reads an optional member (a null counts as absent) of kind k.
 func field(f val, k jsonv.Kind) (val, bool, bool) {
 	if !f.IsValid() || f.Kind() == jsonv.Null {
-		return nil, false, true
+		return val{}, false, true
 	}
 	return f, true, f.Kind() == k
 }
@@ -200,7 +208,7 @@ func (d *decoder) decodeOpenAI(v val) (*Request, *Error) {
 			}
 			fn, _ := t.Get("function")
 			name, _ := fn.Get("name")
-			if t.Kind() != jsonv.Object || name.Kind() != jsonv.String || name.Text() == "" {
+			if t.Kind() != jsonv.Object || !name.nonEmptyString() {
 				return nil, Invalid(index("tools", i, ".function.name"), "Missing required parameter: 'tools[%d].function.name'.", i)
 			}
 			r.Tools = append(r.Tools, name.Text())
@@ -245,10 +253,10 @@ func (d *decoder) openAIMessage(i int, m val) (Message, *Error) {
 			var fn [2]val
 			cf[1].pick(fn[:], "name", "arguments")
 			name := fn[0]
-			if id.Kind() != jsonv.String || id.Text() == "" {
+			if !id.nonEmptyString() {
 				return Message{}, Invalid(index("messages", i, ".tool_calls")+".["+strconv.Itoa(k)+"].id", "Missing required parameter: 'messages[%d].tool_calls[%d].id'.", i, k)
 			}
-			if name.Kind() != jsonv.String || name.Text() == "" {
+			if !name.nonEmptyString() {
 				return Message{}, Invalid(index("messages", i, ".tool_calls")+".["+strconv.Itoa(k)+"].function.name", "Missing required parameter: 'messages[%d].tool_calls[%d].function.name'.", i, k)
 			}
 			line, e := d.callLine(name.Text(), fn[1])
@@ -261,7 +269,7 @@ func (d *decoder) openAIMessage(i int, m val) (Message, *Error) {
 		msg.Text = joinText(lines...)
 	case RoleTool:
 		id := f[3]
-		if id.Kind() != jsonv.String || id.Text() == "" {
+		if !id.nonEmptyString() {
 			e := Invalid(index("messages", i, ".tool_call_id"), "Missing required parameter: 'messages[%d].tool_call_id'.", i)
 			e.Code = "missing_required_parameter"
 			return Message{}, e
@@ -365,7 +373,7 @@ func (d *decoder) decodeAnthropic(v val, countTokens bool) (*Request, *Error) {
 			}
 		case sys.Kind() == jsonv.Array:
 			for k, b := range sys.All() {
-				if t, _ := b.Get("type"); t.Text() != "text" {
+				if t, _ := b.Get("type"); !t.isString("text") {
 					return nil, Invalid("", "system.%d.type: Input should be 'text'", k)
 				}
 			}
@@ -446,7 +454,7 @@ func (d *decoder) decodeAnthropic(v val, countTokens bool) (*Request, *Error) {
 					return nil, Invalid("", "messages.%d.content.%d: `tool_use` blocks can only be in `assistant` messages", i, k)
 				}
 				id, name := bf[1], bf[2]
-				if id.Kind() != jsonv.String || id.Text() == "" || name.Kind() != jsonv.String || name.Text() == "" {
+				if !id.nonEmptyString() || !name.nonEmptyString() {
 					return nil, Invalid("", "messages.%d.content.%d.tool_use: `id` and `name` are required strings", i, k)
 				}
 				line, e := d.callLine(name.Text(), bf[3])
@@ -460,7 +468,7 @@ func (d *decoder) decodeAnthropic(v val, countTokens bool) (*Request, *Error) {
 					return nil, Invalid("", "messages.%d.content.%d: `tool_result` blocks can only be in `user` messages", i, k)
 				}
 				id := bf[4]
-				if id.Kind() != jsonv.String || id.Text() == "" {
+				if !id.nonEmptyString() {
 					return nil, Invalid("", "messages.%d.content.%d.tool_result.tool_use_id: Field required", i, k)
 				}
 				if indexOf(prevUses, id.Text()) < 0 && proto == nil {
@@ -516,7 +524,7 @@ func (d *decoder) decodeAnthropic(v val, countTokens bool) (*Request, *Error) {
 				return nil, e
 			}
 			name, _ := t.Get("name")
-			if name.Kind() != jsonv.String || name.Text() == "" {
+			if !name.nonEmptyString() {
 				return nil, Invalid("", "tools.%d.name: Field required", i)
 			}
 			r.Tools = append(r.Tools, name.Text())
@@ -530,18 +538,18 @@ func (d *decoder) decodeAnthropic(v val, countTokens bool) (*Request, *Error) {
 func anthropicBlocks(i int, c val) (val, *Error) {
 	switch c.Kind() {
 	case jsonv.String:
-		return nil, nil
+		return val{}, nil
 	case jsonv.Array:
 		for k, b := range c.All() {
 			if t, _ := b.Get("type"); b.Kind() != jsonv.Object || t.Kind() != jsonv.String {
-				return nil, Invalid("", "messages.%d.content.%d: each content block must be an object with a string `type`", i, k)
+				return val{}, Invalid("", "messages.%d.content.%d: each content block must be an object with a string `type`", i, k)
 			}
 		}
 		return c, nil
 	case jsonv.Invalid:
-		return nil, Invalid("", "messages.%d.content: Field required", i)
+		return val{}, Invalid("", "messages.%d.content: Field required", i)
 	}
-	return nil, Invalid("", "messages.%d.content: Input should be a valid string or a list of content blocks", i)
+	return val{}, Invalid("", "messages.%d.content: Input should be a valid string or a list of content blocks", i)
 }
 
 func orphanAnthropic(at int, ids []string) *Error {
@@ -551,7 +559,9 @@ func orphanAnthropic(at int, ids []string) *Error {
 // DecodeCountTokens checks the body of a count_tokens request: a Messages
 // request without max_tokens (the tool-call protocol is not enforced).
 func DecodeCountTokens(raw []byte, opt DecodeOptions) (*Request, *Error) {
-	v, e := body(raw)
+	k := checkers.Get().(*checker)
+	defer k.done()
+	v, e := body(k, raw)
 	if e != nil {
 		return nil, e
 	}

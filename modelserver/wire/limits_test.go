@@ -88,31 +88,44 @@ func TestErrorsQuoteShort(t *testing.T) {
 }
 
 // TestWalksReadEscapesRight: the walks find each member and element past
-// strings ending in backslashes and holding escaped quotes.
+// strings ending in backslashes and holding escaped quotes, whether they
+// read a container's text or step over it by the spans the check
+// recorded.
 func TestWalksReadEscapesRight(t *testing.T) {
-	obj := `{ "a\\" : "x\\\\" , "q\"" :["\"]", "\\\\\"", {"k":"]}"}], "n":-1.5e3,"t" :true, "z":{}}`
-	if _, err := jsonv.Parse([]byte(obj)); err != nil {
+	obj := ` { "a\\" : "x\\\\" , "q\"" :["\"]", "\\\\\"", {"k":"]}"}], "n":-1.5e3,"t" :true, "z":{}} `
+	k := new(checker)
+	spanned, err := k.check([]byte(obj))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var keys, values []string
-	eachMember([]byte(obj), func(k, v []byte) bool {
-		keys, values = append(keys, string(k)), append(values, string(v))
-		return true
-	})
-	wantKeys := []string{`a\\`, `q\"`, "n", "t", "z"}
-	wantValues := []string{`"x\\\\"`, `["\"]", "\\\\\"", {"k":"]}"}]`, "-1.5e3", "true", "{}"}
-	if strings.Join(keys, "|") != strings.Join(wantKeys, "|") || strings.Join(values, "|") != strings.Join(wantValues, "|") {
-		t.Errorf("members %q %q", keys, values)
+	if len(k.ix.spans) != 4 {
+		t.Fatalf("spans %v: want the 4 containers", k.ix.spans)
 	}
-	var elems []string
-	eachElement([]byte(wantValues[1]), func(v []byte) bool { elems = append(elems, string(v)); return true })
-	if strings.Join(elems, "|") != `"\"]"|"\\\\\""|{"k":"]}"}` {
-		t.Errorf("elements %q", elems)
-	}
-	var f [2]val
-	rawOf([]byte(obj)).pick(f[:], `q"`, "t")
-	if string(f[0]) != wantValues[1] || string(f[1]) != "true" {
-		t.Errorf("pick: %q", f)
+	for name, root := range map[string]val{"read": rawOf([]byte(obj)), "spans": spanned} {
+		var keys, values []string
+		var arr val
+		root.eachMember(func(k []byte, v val) bool {
+			keys, values = append(keys, string(k)), append(values, string(v.b))
+			if v.Kind() == jsonv.Array {
+				arr = v
+			}
+			return true
+		})
+		wantKeys := []string{`a\\`, `q\"`, "n", "t", "z"}
+		wantValues := []string{`"x\\\\"`, `["\"]", "\\\\\"", {"k":"]}"}]`, "-1.5e3", "true", "{}"}
+		if strings.Join(keys, "|") != strings.Join(wantKeys, "|") || strings.Join(values, "|") != strings.Join(wantValues, "|") {
+			t.Errorf("%s: members %q %q", name, keys, values)
+		}
+		var elems []string
+		arr.eachElement(func(v val) bool { elems = append(elems, string(v.b)); return true })
+		if strings.Join(elems, "|") != `"\"]"|"\\\\\""|{"k":"]}"}` {
+			t.Errorf("%s: elements %q", name, elems)
+		}
+		var f [2]val
+		root.pick(f[:], `q"`, "t")
+		if string(f[0].b) != wantValues[1] || string(f[1].b) != "true" {
+			t.Errorf("%s: pick: %q %q", name, f[0].b, f[1].b)
+		}
 	}
 }
 

@@ -13,30 +13,106 @@ import (
 )
 
 // This file reads a request body in place. Decode validates the whole body
-// once (jsonv.Canonicalizer.Check: the same errors as jsonv.Parse, with
-// scratch space that follows the nesting, not the number of values), then
-// walks it as raw JSON texts: a val is the text of one value, and nothing
-// of it is decoded until a member, an element or a string is asked for. A
-// body therefore costs what the request keeps (each message's text, the
-// ids, the tool names), never a tree of its values: a body of millions of
-// tiny values costs no more than a body of a few long strings.
+// once (jsonv.Canonicalizer.CheckSpans: the same errors as jsonv.Parse,
+// with scratch space that follows the nesting, not the number of values,
+// and where its arrays and objects end), then walks it as raw JSON texts:
+// a val is the text of one value, and nothing of it is decoded until a
+// member, an element or a string is asked for. A body therefore costs what
+// the request keeps (each message's text, the ids, the tool names), never
+// a tree of its values: a body of millions of tiny values costs no more
+// than a body of a few long strings. The spans the check recorded let a
+// walk step over a container without reading it again, so a body is read
+// about once by the walk however deep the value asked for.
 
 // val is the text of one value of a validated JSON body (no surrounding
-// space), nil for an absent value. Its methods mirror jsonv.Value's.
-type val []byte
-
-// checkers validate bodies; a Canonicalizer is not safe for concurrent use.
-var checkers = sync.Pool{New: func() any { return new(jsonv.Canonicalizer) }}
-
-// checkBody validates body as jsonv.Parse would (the same *SyntaxError).
-func checkBody(body []byte) error {
-	c := checkers.Get().(*jsonv.Canonicalizer)
-	defer checkers.Put(c)
-	return c.Check(body)
+// space); the zero val is an absent value. Its methods mirror
+// jsonv.Value's.
+type val struct {
+	b  []byte
+	at int        // where b starts in the body
+	ix *spanIndex // the body's recorded containers; nil: none
 }
 
-// rawOf trims the space around a validated text.
-func rawOf(b []byte) val {
+// index is where the containers of a checked body end: the spans
+// jsonv.Canonicalizer.CheckSpans recorded, by start.
+type spanIndex struct {
+	spans []jsonv.Span
+	next  int // the span after the one found last: a walk's next question, most often
+}
+
+// end is the end of the container that starts at offset at of the body,
+// -1 when it was not recorded.
+func (ix *spanIndex) end(at int) int {
+	if ix == nil {
+		return -1
+	}
+	sp := ix.spans
+	lo, hi := 0, len(sp)
+	if n := ix.next; n < len(sp) && int(sp[n].Start) <= at {
+		lo = n // a walk goes forward: the next span, or one past it
+		if int(sp[n].Start) == at {
+			hi = n
+		}
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(sp[m].Start) < at {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(sp) && int(sp[lo].Start) == at && sp[lo].End > 0 {
+		ix.next = lo + 1
+		return int(sp[lo].End)
+	}
+	return -1
+}
+
+// checker validates bodies and keeps the spans of the last; not safe for
+// concurrent use.
+type checker struct {
+	c  jsonv.Canonicalizer
+	ix spanIndex
+}
+
+// checkers are the checkers of bodies being decoded, used again once
+// their body's decoding ends.
+var checkers = sync.Pool{New: func() any { return new(checker) }}
+
+// spansPerByte bounds the spans kept for a body: at most one for every
+// 64 bytes (a span is 8), so that a body of tiny containers costs an
+// eighth of its size more at most (an agent's request has one container
+// in about a hundred bytes); past that, a walk reads the others' text
+// again.
+const spansPerByte = 64
+
+// maxKeptSpans bounds the span buffer a pooled checker keeps.
+const maxKeptSpans = 1 << 14
+
+// check validates body as jsonv.Parse would (the same *SyntaxError) and
+// returns its top-level value, read through the checker's spans until
+// the checker is put back (done).
+func (k *checker) check(body []byte) (val, error) {
+	spans, err := k.c.CheckSpans(body, k.ix.spans[:0], len(body)/spansPerByte+8)
+	k.ix.spans, k.ix.next = spans, 0
+	if err != nil {
+		return val{}, err
+	}
+	return k.ix.root(body), nil
+}
+
+// done puts the checker back: nothing may read a val of its body after.
+func (k *checker) done() {
+	if cap(k.ix.spans) > maxKeptSpans {
+		k.ix.spans = nil
+	}
+	checkers.Put(k)
+}
+
+// root is the value of a whole validated text, the space around it
+// trimmed.
+func (ix *spanIndex) root(b []byte) val {
 	i, j := 0, len(b)
 	for i < j && isSpace(b[i]) {
 		i++
@@ -44,17 +120,23 @@ func rawOf(b []byte) val {
 	for j > i && isSpace(b[j-1]) {
 		j--
 	}
-	return val(b[i:j])
+	return val{b: b[i:j], at: i, ix: ix}
 }
+
+// rawOf is the value of a validated text read without spans.
+func rawOf(b []byte) val { return (*spanIndex)(nil).root(b) }
+
+// sub is v's text from i to j, a value of its own.
+func (v val) sub(i, j int) val { return val{b: v.b[i:j], at: v.at + i, ix: v.ix} }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // Kind is the value's JSON kind; Invalid when absent.
 func (v val) Kind() jsonv.Kind {
-	if len(v) == 0 {
+	if len(v.b) == 0 {
 		return jsonv.Invalid
 	}
-	switch v[0] { // a val has no leading space
+	switch v.b[0] { // a val has no leading space
 	case '{':
 		return jsonv.Object
 	case '[':
@@ -70,17 +152,17 @@ func (v val) Kind() jsonv.Kind {
 }
 
 // IsValid reports whether the value is present.
-func (v val) IsValid() bool { return len(v) > 0 }
+func (v val) IsValid() bool { return len(v.b) > 0 }
 
 // IsTrue reports whether the value is the literal true.
-func (v val) IsTrue() bool { return string(v) == "true" }
+func (v val) IsTrue() bool { return string(v.b) == "true" }
 
 // Text is a string's text, a number's Python spelling (as jsonv.Value's
 // Text), "" for any other kind.
 func (v val) Text() string {
 	switch v.Kind() {
 	case jsonv.String:
-		s, _ := jsonv.StringText(v)
+		s, _ := jsonv.StringText(v.b)
 		return s
 	case jsonv.Number:
 		return v.scalar().Text()
@@ -99,22 +181,22 @@ func (v val) Int64() (int64, bool) {
 // scalar parses the value with jsonv: only for a number, or a small value
 // (an echoed tool_choice: at most MaxEchoBytes).
 func (v val) scalar() jsonv.Value {
-	s, _ := jsonv.Parse(v)
+	s, _ := jsonv.Parse(v.b)
 	return s
 }
 
 // Get is an object's member key; absent for any other kind.
 func (v val) Get(key string) (val, bool) {
 	if v.Kind() != jsonv.Object {
-		return nil, false
+		return val{}, false
 	}
 	var out [1]val
 	v.pick(out[:], key)
-	return out[0], out[0] != nil
+	return out[0], out[0].IsValid()
 }
 
 // pick reads the members keys of an object in one pass over it: the
-// value of keys[i] goes to out[i] (nil when absent, or when v is no
+// value of keys[i] goes to out[i] (absent when it is, or when v is no
 // object). out is the caller's (an array on its stack).
 func (v val) pick(out []val, keys ...string) {
 	clear(out)
@@ -122,19 +204,36 @@ func (v val) pick(out []val, keys ...string) {
 		return
 	}
 	left := len(keys)
-	eachMember(v, func(rawKey, value []byte) bool {
+	v.eachMember(func(rawKey []byte, value val) bool {
 		if hasEscape(rawKey) {
 			rawKey = []byte(jsonv.KeyText(rawKey))
 		}
 		for i, want := range keys {
-			if out[i] == nil && string(rawKey) == want {
-				out[i] = val(value)
+			if !out[i].IsValid() && string(rawKey) == want {
+				out[i] = value
 				left--
 				break
 			}
 		}
 		return left > 0
 	})
+}
+
+// nonEmptyString reports whether the value is a string whose text is not
+// empty (any content decodes to at least one character), without making
+// its text.
+func (v val) nonEmptyString() bool { return len(v.b) > 2 && v.b[0] == '"' }
+
+// isString reports whether the value is the string s, without making its
+// text unless it has escapes.
+func (v val) isString(s string) bool {
+	if v.Kind() != jsonv.String {
+		return false
+	}
+	if text := v.b[1 : len(v.b)-1]; !hasEscape(text) {
+		return string(text) == s
+	}
+	return v.Text() == s
 }
 
 // oneOf is the string of choices v is ("" for none): a constant, so that
@@ -144,7 +243,7 @@ func (v val) oneOf(choices []string) string {
 	if v.Kind() != jsonv.String {
 		return ""
 	}
-	text := v[1 : len(v)-1]
+	text := v.b[1 : len(v.b)-1]
 	if hasEscape(text) {
 		t := v.Text()
 		for _, c := range choices {
@@ -179,8 +278,8 @@ func (v val) All() iter.Seq2[int, val] {
 			return
 		}
 		i := 0
-		eachElement(v, func(e []byte) bool {
-			ok := yield(i, val(e))
+		v.eachElement(func(e val) bool {
+			ok := yield(i, e)
 			i++
 			return ok
 		})
@@ -204,8 +303,7 @@ func (v val) Empty() bool {
 	if k := v.Kind(); k != jsonv.Array && k != jsonv.Object {
 		return true
 	}
-	inner := rawOf(v[1 : len(v)-1])
-	return len(inner) == 0
+	return skipSpace(v.b, 1) == len(v.b)-1
 }
 
 // appendJSON appends what jsonv.Parse(v).AppendJSON would (compact,
@@ -215,7 +313,8 @@ func (v val) Empty() bool {
 // text would grow past it (a number's spelling can be several times its
 // text: 1e15 is 1000000000000000.0). dst is best given the capacity of
 // the text expected (grow).
-func (d *decoder) appendJSON(dst []byte, v val) ([]byte, *Error) {
+func (d *decoder) appendJSON(dst []byte, val val) ([]byte, *Error) {
+	v := val.b
 	for i := 0; i < len(v); {
 		c := v[i]
 		if isSpace(c) {
@@ -274,7 +373,7 @@ func (d *decoder) appendJSON(dst []byte, v val) ([]byte, *Error) {
 // grow is the capacity for the text of v after a prefix of n bytes: v's
 // own size (its text is rarely longer), within what the budget has left.
 func (d *decoder) grow(n int, v val) []byte {
-	return make([]byte, 0, n+max(0, min(len(v), d.budget-d.text))+64)
+	return make([]byte, 0, n+max(0, min(len(v.b), d.budget-d.text))+64)
 }
 
 // The walks below read a validated text in linear time: a string is
@@ -332,7 +431,18 @@ func skipSpace(v []byte, i int) int {
 	return i
 }
 
-// valueEnd is the index past the value at v[i] (no leading space).
+// valueEnd is the index past the value at v.b[i] (no leading space): a
+// container's end as the check recorded it, or found by reading it.
+func (v val) valueEnd(i int) int {
+	if i < len(v.b) && (v.b[i] == '{' || v.b[i] == '[') {
+		if e := v.ix.end(v.at + i); e >= 0 {
+			return e - v.at
+		}
+	}
+	return valueEnd(v.b, i)
+}
+
+// valueEnd is the index past the value at v[i] (no leading space), read.
 func valueEnd(v []byte, i int) int {
 	if i >= len(v) {
 		return len(v)
@@ -366,16 +476,17 @@ func valueEnd(v []byte, i int) int {
 }
 
 // eachMember calls fn with the key (as written, without its quotes) and
-// the text of each member of the object v, in order, until fn returns
+// the value of each member of the object v, in order, until fn returns
 // false.
-func eachMember(v []byte, fn func(rawKey, value []byte) bool) {
+func (o val) eachMember(fn func(rawKey []byte, value val) bool) {
+	v := o.b
 	i := skipSpace(v, 1)
 	for i < len(v) && v[i] == '"' {
 		ke := strEnd(v, i)
 		key := v[i+1 : max(ke-1, i+1)]
 		vs := skipSpace(v, skipSpace(v, ke)+1) // past the ':'
-		ve := valueEnd(v, vs)
-		if vs >= len(v) || !fn(key, v[vs:ve]) {
+		ve := o.valueEnd(vs)
+		if vs >= len(v) || !fn(key, o.sub(vs, ve)) {
 			return
 		}
 		if i = skipSpace(v, ve); i >= len(v) || v[i] != ',' {
@@ -385,12 +496,13 @@ func eachMember(v []byte, fn func(rawKey, value []byte) bool) {
 	}
 }
 
-// eachElement calls fn with the text of each element of the array v, in
-// order, until fn returns false.
-func eachElement(v []byte, fn func(value []byte) bool) {
+// eachElement calls fn with each element of the array a, in order,
+// until fn returns false.
+func (a val) eachElement(fn func(value val) bool) {
+	v := a.b
 	for i := skipSpace(v, 1); i < len(v) && v[i] != ']'; {
-		ve := valueEnd(v, i)
-		if !fn(v[i:ve]) {
+		ve := a.valueEnd(i)
+		if !fn(a.sub(i, ve)) {
 			return
 		}
 		if i = skipSpace(v, ve); i >= len(v) || v[i] != ',' {

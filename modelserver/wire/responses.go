@@ -83,7 +83,7 @@ func (d *decoder) decodeResponses(v val) (*Request, *Error) {
 		return nil, missingParam("model")
 	case model.Kind() != jsonv.String:
 		return nil, invalidType("model", "a string", model)
-	case model.Text() == "":
+	case !model.nonEmptyString():
 		e := Invalid("model", "Invalid 'model': empty string. Expected a string with minimum length 1, but got an empty string instead.")
 		e.Code = "empty_string"
 		return nil, e
@@ -164,8 +164,8 @@ func (d *decoder) decodeResponses(v val) (*Request, *Error) {
 		}
 	}
 	if tc := top[9]; tc.IsValid() && tc.Kind() != jsonv.Null {
-		if len(tc) > MaxEchoBytes {
-			return nil, Invalid("tool_choice", "Invalid 'tool_choice': %d bytes; the scripted model server echoes at most %d", len(tc), MaxEchoBytes)
+		if len(tc.b) > MaxEchoBytes {
+			return nil, Invalid("tool_choice", "Invalid 'tool_choice': %d bytes; the scripted model server echoes at most %d", len(tc.b), MaxEchoBytes)
 		}
 		echo = append(echo, jsonv.M("tool_choice", tc.scalar()))
 	}
@@ -446,12 +446,12 @@ func responsesTool(i int, t val) (string, *Error) {
 	switch {
 	case !typ.IsValid() || typ.Kind() == jsonv.Null:
 		return "", missingParam(p + ".type")
-	case typ.Kind() != jsonv.String || typ.Text() == "":
+	case !typ.nonEmptyString():
 		return "", invalidType(p+".type", "a non-empty string", typ)
 	}
 	name := f[1]
-	hasName := name.Kind() == jsonv.String && name.Text() != ""
-	if (typ.Text() == "function" || typ.Text() == "custom") && !hasName {
+	hasName := name.nonEmptyString()
+	if (typ.isString("function") || typ.isString("custom")) && !hasName {
 		return "", missingParam(p + ".name")
 	}
 	if hasName {

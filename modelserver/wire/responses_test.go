@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -500,6 +501,13 @@ func FuzzDecodeResponses(f *testing.F) {
 func checkHostile(t *testing.T, body []byte) {
 	t.Helper()
 	req, e := Decode(OpenAIResponses, body)
+	if _, err := jsonv.Parse(body); err == nil && bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+		// Read again without the spans the check recorded: the same.
+		read, readErr := decodeBody(OpenAIResponses, rawOf(body), body, DecodeOptions{})
+		if !reflect.DeepEqual(read, req) || !reflect.DeepEqual(readErr, e) {
+			t.Fatalf("%q: through spans %+v %v, read %+v %v", body, req, e, read, readErr)
+		}
+	}
 	if e != nil {
 		var v struct {
 			Error struct {
