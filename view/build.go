@@ -289,6 +289,7 @@ type Page struct {
 	envBytes int64     // the rest of the timeline's data
 	full     bool      // no more lines: a limit was reached
 	dataFull bool      // Limits.DataBytes reached
+	unread   int       // rows of lines that are not JSON objects
 	slots    int       // replay items held, over all runs
 	slotNote bool
 	skipped  struct{ branches, checks, payloadCuts, fieldCuts int }
@@ -297,6 +298,33 @@ type Page struct {
 // Events is the number of rows in the timeline (events and unreadable
 // lines).
 func (p *Page) Events() int { return p.rows.len() }
+
+// Unreadable is how many rows of the timeline are lines that are not JSON
+// objects (blank, torn, not JSON): the rest of Events are events.
+func (p *Page) Unreadable() int { return p.unread }
+
+// Lines is the number of lines read over all files: more than Events when
+// a limit left later lines out.
+func (p *Page) Lines() int {
+	n := 0
+	for _, f := range p.files {
+		n += f.Lines
+	}
+	return n
+}
+
+// Stopped is how many files' validation stopped at its bound on problems
+// (journal.MaxErrors): each of them has more problems than Problems
+// counts, which includes the one saying so.
+func (p *Page) Stopped() int {
+	n := 0
+	for _, pr := range p.problems {
+		if pr.Code == journal.TooManyErrors {
+			n++
+		}
+	}
+	return n
+}
 
 // Problems is the number of validation problems over all files, and of the
 // findings (errors and warnings) their sources came with.
@@ -579,6 +607,7 @@ func (p *Page) addLine(fi int, name string, pl *prepared, runOf map[[2]uint64]in
 		r.payload.addLit(pl.text)
 	}
 	if !pl.readable {
+		p.unread++
 		flags |= flagUnreadable
 		r.run = append(r.run, -1)
 		r.seq = append(r.seq, -1)

@@ -309,8 +309,14 @@ func TestLimits(t *testing.T) {
 		t.Errorf("past the data budget: rows %v, notes %q", gone, p.notes)
 	}
 	p = build(t, Options{Limits: Limits{Events: 3}}, "golden/s07-session-replay.trace.jsonl", "golden/s01-agent-loop.trace.jsonl")
-	if p.Events() != 3 || len(p.notes) != 1 || !strings.Contains(p.notes[0], "first 3 lines") || p.files[1].Lines == 0 {
-		t.Errorf("past the events limit: %d rows, notes %q, the second file's lines %d", p.Events(), p.notes, p.files[1].Lines)
+	if p.Events() != 3 || len(p.notes) != 1 || !strings.Contains(p.notes[0], "first 3 lines") || p.files[1].Lines == 0 || p.Lines() <= p.Events() {
+		t.Errorf("past the events limit: %d rows, notes %q, the second file's lines %d, %d lines read", p.Events(), p.notes, p.files[1].Lines, p.Lines())
+	}
+	// Two events, then 150 blank lines: rows that are no events, and more
+	// problems than validation collects.
+	p = build(t, Options{}, "testdata/view/unreadable-lines.jsonl")
+	if p.Events() != 152 || p.Unreadable() != 150 || p.Lines() != 152 || p.Stopped() != 1 || p.Problems() != journal.MaxErrors+1 {
+		t.Errorf("blank lines: %d rows, %d unreadable, %d lines, %d stopped, %d problems", p.Events(), p.Unreadable(), p.Lines(), p.Stopped(), p.Problems())
 	}
 	// session-resume holds 3 runs; the third starts at line 20 of 24.
 	p = build(t, Options{Limits: Limits{Runs: 2}}, "golden/session-resume.trace.jsonl")

@@ -217,7 +217,7 @@ func runView(e *env, args []string) int {
 		}
 		defer p.Close()
 		write = p.WriteHTML
-		summary = plural(p.Events(), "event") + ", " + plural(p.Problems(), "problem")
+		summary = viewSummary(p)
 		if p.Problems() > 0 {
 			status = exitFailed
 		}
@@ -311,4 +311,24 @@ func viewSource(path string) (view.Source, func(), error) {
 		src.Findings = append(src.Findings, view.Finding{Line: x.Line, Code: string(x.Code), Severity: x.Severity.String(), Message: x.Message})
 	}
 	return src, cleanup, nil
+}
+
+// viewSummary is what view says of a page it wrote: its events and
+// unreadable lines, the problems (at least so many when validation stopped
+// at its bound), and whether a limit left lines out.
+func viewSummary(p *view.Page) string {
+	events, unread := p.Events()-p.Unreadable(), p.Unreadable()
+	s := plural(events, "event")
+	if unread > 0 {
+		s += ", " + plural(unread, "unreadable line")
+	}
+	if stopped := p.Stopped(); stopped > 0 {
+		s += ", at least " + plural(p.Problems()-stopped, "problem")
+	} else {
+		s += ", " + plural(p.Problems(), "problem")
+	}
+	if p.Lines() > p.Events() {
+		s += fmt.Sprintf("; the page holds the first %d lines, a limit left the rest out (the page says which)", p.Events())
+	}
+	return s
 }

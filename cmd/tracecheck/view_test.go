@@ -28,6 +28,7 @@ func TestView(t *testing.T) {
 		{"through", []string{"view", s07, "--through", "2", "-o", out}, exitOK, "7 events", "replayed through sequence 2"},
 		{"single-dash long flag", []string{"view", s07, "-through=2", "-output", out}, exitOK, "7 events", "replayed through sequence 2"},
 		{"an invalid trace is shown, and fails", []string{"view", "../../testdata/bad/sequence-gap.jsonl", "-o", out}, exitFailed, "3 events, 1 problem", "SEQUENCE_GAP"},
+		{"blank lines are no events", []string{"view", "../../testdata/view/unreadable-lines.jsonl", "-o", out}, exitFailed, "(2 events, 150 unreadable lines, at least 100 problems)", "BLANK_LINE"},
 		{"several files", []string{"view", s07, "../../golden/session-resume.trace.jsonl", "-o", out}, exitOK, "31 events, 0 problems", "4 runs of 2 sessions"},
 		{"diff", []string{"view", "--diff", s07, drift, "-o", out}, exitFailed, "3 differing events", `"kind":"diff"`},
 		{"diff of identical traces", []string{"view", "--diff", s07, s07, "-o", out}, exitOK, "identical", "Identical"},
