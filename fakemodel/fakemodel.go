@@ -126,6 +126,13 @@ func New(turns []Turn) *Model {
 func (m *Model) Respond(history []reducer.Message, tools []string) Turn {
 	_ = tools
 	m.requests = append(m.requests, reducer.CloneMessages(history))
+	return m.Take()
+}
+
+// Take is the next scripted turn (Exhausted when none is left), without
+// keeping a history for Requests: for a caller that keeps its own record
+// of what the model was asked (the scripted model server's trace).
+func (m *Model) Take() Turn {
 	if m.next >= len(m.turns) {
 		return Exhausted()
 	}

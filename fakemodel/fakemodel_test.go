@@ -10,41 +10,57 @@ import (
 	"github.com/tracecheck/tracecheck/reducer"
 )
 
+// TestRespondFollowsTheScriptThenIsExhausted: Respond and Take answer
+// the script's turns in order, then the exhausted turn; Respond records
+// each history, Take none.
 func TestRespondFollowsTheScriptThenIsExhausted(t *testing.T) {
 	call := reducer.ToolCall{ID: "call-1", Name: "echo", Arguments: jsonv.Obj(jsonv.M("text", jsonv.Str("hi")))}
-	script := []Turn{
-		{ToolCalls: []reducer.ToolCall{call}},
-		{Chunks: []string{"a", "b"}, Stop: true},
-	}
-	m := New(script)
-	script[0].Content = "mutated after New" // New copies the script
-
 	hist := []reducer.Message{{Role: reducer.RoleUser, Content: "go"}}
-	tests := []struct {
-		name string
-		want Turn
-		text string
-		left int
+	for _, way := range []struct {
+		name     string
+		next     func(*Model) Turn
+		recorded bool
 	}{
-		{"first turn: a tool call", Turn{ToolCalls: []reducer.ToolCall{call}}, "", 1},
-		{"second turn: streamed", Turn{Chunks: []string{"a", "b"}, Stop: true}, "ab", 0},
-		{"script used up", Turn{Content: ExhaustedText, Stop: true}, ExhaustedText, 0},
-		{"still used up", Turn{Content: ExhaustedText, Stop: true}, ExhaustedText, 0},
-	}
-	for _, tc := range tests {
-		got := m.Respond(hist, []string{"echo"})
-		if diff := cmp.Diff(tc.want, got, cmp.Comparer(jsonv.Equal)); diff != "" {
-			t.Errorf("%s: turn (-want +got):\n%s", tc.name, diff)
+		{"Respond", func(m *Model) Turn { return m.Respond(hist, []string{"echo"}) }, true},
+		{"Take", (*Model).Take, false},
+	} {
+		script := []Turn{
+			{ToolCalls: []reducer.ToolCall{call}},
+			{Chunks: []string{"a", "b"}, Stop: true},
 		}
-		if got.Text() != tc.text {
-			t.Errorf("%s: Text() = %q, want %q", tc.name, got.Text(), tc.text)
+		m := New(script)
+		script[0].Content = "mutated after New" // New copies the script
+
+		tests := []struct {
+			name string
+			want Turn
+			text string
+			left int
+		}{
+			{"first turn: a tool call", Turn{ToolCalls: []reducer.ToolCall{call}}, "", 1},
+			{"second turn: streamed", Turn{Chunks: []string{"a", "b"}, Stop: true}, "ab", 0},
+			{"script used up", Turn{Content: ExhaustedText, Stop: true}, ExhaustedText, 0},
+			{"still used up", Turn{Content: ExhaustedText, Stop: true}, ExhaustedText, 0},
 		}
-		if m.Remaining() != tc.left {
-			t.Errorf("%s: Remaining() = %d, want %d", tc.name, m.Remaining(), tc.left)
+		for _, tc := range tests {
+			got := way.next(m)
+			if diff := cmp.Diff(tc.want, got, cmp.Comparer(jsonv.Equal)); diff != "" {
+				t.Errorf("%s: %s: turn (-want +got):\n%s", way.name, tc.name, diff)
+			}
+			if got.Text() != tc.text {
+				t.Errorf("%s: %s: Text() = %q, want %q", way.name, tc.name, got.Text(), tc.text)
+			}
+			if m.Remaining() != tc.left {
+				t.Errorf("%s: %s: Remaining() = %d, want %d", way.name, tc.name, m.Remaining(), tc.left)
+			}
 		}
-	}
-	if n := len(m.Requests()); n != len(tests) {
-		t.Errorf("recorded %d requests, want %d", n, len(tests))
+		want := 0
+		if way.recorded {
+			want = len(tests)
+		}
+		if n := len(m.Requests()); n != want {
+			t.Errorf("%s: recorded %d requests, want %d", way.name, n, want)
+		}
 	}
 }
 

@@ -607,7 +607,7 @@ func (s *Server) exchange(w http.ResponseWriter, r *http.Request, api wire.API) 
 		s.reject(w, api, req, KindExhausted, e)
 		return taken{}, false
 	}
-	t := s.model.Respond(nil, req.Tools)
+	t := s.model.Take()
 	s.report.Answered++
 	if exhausted {
 		s.report.Exhausted++
