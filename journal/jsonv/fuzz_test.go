@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -152,6 +153,12 @@ func FuzzParse(f *testing.F) {
 		}
 		if !json.Valid(data) || !utf8.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		shared.Lock()
+		spans, serr := shared.c.CheckSpans(data, nil, len(data)+1)
+		shared.Unlock()
+		if want := spansOf(t, data); serr != nil || !slices.Equal(spans, want) {
+			t.Fatalf("CheckSpans(%q) = %v (%v), want %v", data, spans, serr, want)
 		}
 		j := v.AppendJSON(nil)
 		v2, err := Parse(j)
