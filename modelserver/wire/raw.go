@@ -33,7 +33,7 @@ type val struct {
 	ix *spanIndex // the body's recorded containers; nil: none
 }
 
-// index is where the containers of a checked body end: the spans
+// spanIndex is where the containers of a checked body end: the spans
 // jsonv.Canonicalizer.CheckSpans recorded, by start.
 type spanIndex struct {
 	spans []jsonv.Span
@@ -80,12 +80,12 @@ type checker struct {
 // their body's decoding ends.
 var checkers = sync.Pool{New: func() any { return new(checker) }}
 
-// spansPerByte bounds the spans kept for a body: at most one for every
+// bytesPerSpan bounds the spans kept for a body: at most one for every
 // 64 bytes (a span is 8), so that a body of tiny containers costs an
 // eighth of its size more at most (an agent's request has one container
 // in about a hundred bytes); past that, a walk reads the others' text
 // again.
-const spansPerByte = 64
+const bytesPerSpan = 64
 
 // maxKeptSpans bounds the span buffer a pooled checker keeps.
 const maxKeptSpans = 1 << 14
@@ -94,7 +94,7 @@ const maxKeptSpans = 1 << 14
 // returns its top-level value, read through the checker's spans until
 // the checker is put back (done).
 func (k *checker) check(body []byte) (val, error) {
-	spans, err := k.c.CheckSpans(body, k.ix.spans[:0], len(body)/spansPerByte+8)
+	spans, err := k.c.CheckSpans(body, k.ix.spans[:0], len(body)/bytesPerSpan+8)
 	k.ix.spans, k.ix.next = spans, 0
 	if err != nil {
 		return val{}, err
