@@ -44,7 +44,7 @@ func runDiff(e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() != 2 {
-		return usageError(e, "diff", "want EXPECTED and ACTUAL, got %d arguments", fs.NArg())
+		return usageError(e, "diff", "want EXPECTED and ACTUAL, got %d", fs.NArg())
 	}
 	expPath, actPath := fs.Arg(0), fs.Arg(1)
 	if expPath == "-" && actPath == "-" {

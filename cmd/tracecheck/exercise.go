@@ -117,7 +117,7 @@ func runExerciseShow(e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return usageError(e, cmd, "want one exercise id, got %d arguments", fs.NArg())
+		return usageError(e, cmd, "want one exercise id, got %d", fs.NArg())
 	}
 	ex, ok := findExercise(e, cmd, fs.Arg(0))
 	if !ok {

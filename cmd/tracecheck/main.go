@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -284,7 +285,13 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string) (int, bool) {
 		if errors.As(err, &bad) {
 			// "--batch must be an integer from 1 to 1000000, not "0"":
 			// the flag, the rule, the value, in that order everywhere.
-			return usageError(e, fs.Name(), "--%s %v, not %q", bad.GetFlag().Name, errors.Unwrap(err), bad.GetValue()), false
+			rule := errors.Unwrap(err).Error()
+			if bits, ok := intFlagBits[bad.GetFlag().Value.Type()]; ok && rule == "must be an integer" && isIntegerSpelling(bad.GetValue()) {
+				// pflag says the same of 1e3 and of a number past the
+				// type's range.
+				rule = fmt.Sprintf("must be an integer from %d to %d", -1<<(bits-1), 1<<(bits-1)-1)
+			}
+			return usageError(e, fs.Name(), "--%s %s, not %q", bad.GetFlag().Name, rule, bad.GetValue()), false
 		}
 		return usageError(e, fs.Name(), "%v", err), false
 	}
@@ -294,6 +301,26 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string) (int, bool) {
 		return exitOK, false
 	}
 	return 0, true
+}
+
+// intFlagBits is the width of pflag's signed integer flag types.
+var intFlagBits = map[string]uint{"int": strconv.IntSize, "int64": 64, "int32": 32, "int16": 16, "int8": 8}
+
+// isIntegerSpelling reports whether s is an integer written in decimal,
+// with an optional sign.
+func isIntegerSpelling(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // singleDashLong rewrites -name and -name=value to their -- spelling when

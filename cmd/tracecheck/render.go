@@ -32,7 +32,7 @@ func runRender(e *env, args []string) int {
 		return code
 	}
 	if fset.NArg() != 1 {
-		return usageError(e, "render", "want one scenario id or scenario file, got %d arguments", fset.NArg())
+		return usageError(e, "render", "want one scenario id or scenario file, got %d", fset.NArg())
 	}
 	sc, code, ok := loadScenarioRef(e, "render", fset.Arg(0), *scenarioDir)
 	if !ok {

@@ -71,8 +71,8 @@ func TestRenderUsageErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"render"}, "want one scenario id or scenario file, got 0 arguments"},
-		{[]string{"render", "a", "b"}, "got 2 arguments"},
+		{[]string{"render"}, "want one scenario id or scenario file, got 0"},
+		{[]string{"render", "a", "b"}, "scenario file, got 2"},
 		{[]string{"render", "s99-nope"}, `unknown scenario "s99-nope"`},
 		{[]string{"render", "s99-nope"}, `a scenario file is named by its path (FILE.json)`},
 		{[]string{"agent", "run", "pi", "--scenario", "shell-write"}, "did you mean " + filepath.Join("..", "..", "agents", "scenarios", "shell-write.json") + "?"},

@@ -40,6 +40,9 @@ func TestView(t *testing.T) {
 		{"diff wants two", []string{"view", "--diff", s07}, exitUsage, "--diff wants GOLDEN and ACTUAL, got 1", ""},
 		{"through with diff", []string{"view", "--diff", s07, drift, "--through", "1"}, exitUsage, "--through does not go with --diff", ""},
 		{"negative through", []string{"view", s07, "--through", "-1"}, exitUsage, "--through must be a sequence", ""},
+		{"through past int64", []string{"view", s07, "--through", "99999999999999999999"}, exitUsage, `--through must be an integer from -9223372036854775808 to 9223372036854775807, not "99999999999999999999"`, ""},
+		{"through not an integer", []string{"view", s07, "--through", "1e3"}, exitUsage, `--through must be an integer, not "1e3"`, ""},
+		{"through with two signs", []string{"view", s07, "--through", "+-3"}, exitUsage, `--through must be an integer, not "+-3"`, ""},
 		{"through past the end", []string{"view", s07, "--through", "7"}, exitUsage, "--through 7 is past the end of every run (the last sequence is 6)", ""},
 		{"bad flag", []string{"view", "--frob", s07}, exitUsage, "unknown flag: --frob", ""},
 	}
