@@ -68,7 +68,31 @@ func (e *UnknownError) Error() string {
 	default:
 		noun = "scenario"
 	}
-	return fmt.Sprintf("unknown %s %s (known: %s)", noun, strings.Join(q, ", "), strings.Join(e.Known, ", "))
+	msg := fmt.Sprintf("unknown %s %s", noun, strings.Join(q, ", "))
+	if len(e.IDs) == 1 {
+		if near := nearIDs(e.IDs[0], e.Known); len(near) > 0 {
+			msg += fmt.Sprintf(": did you mean %s?", strings.Join(near, " or "))
+		}
+	}
+	return msg + fmt.Sprintf(" (known: %s)", strings.Join(e.Known, ", "))
+}
+
+// nearIDs are the known ids id is most likely short for: those it starts
+// with a whole part of ("s01" of "s01-agent-loop"), at most three, quoted.
+func nearIDs(id string, known []string) []string {
+	if id == "" {
+		return nil
+	}
+	var near []string
+	for _, k := range known {
+		if len(k) > len(id) && strings.HasPrefix(k, id) && strings.ContainsRune("-_.", rune(k[len(id)])) {
+			near = append(near, fmt.Sprintf("%q", k))
+		}
+	}
+	if len(near) > 3 {
+		return nil // too short to say which
+	}
+	return near
 }
 
 // Select returns the scenarios of all named by ids, in the order given and

@@ -28,8 +28,18 @@ func TestSelect(t *testing.T) {
 		{cs, []string{"x", "s1", "y", "x"}, `unknown scenario or case "x", "y" (known: a, b, s1, s2)`},
 		{nil, []string{"x"}, `unknown scenario "x" (known: s1, s2)`},
 		{nil, []string{"x", "y"}, `unknown scenarios "x", "y" (known: s1, s2)`},
+		{nil, []string{"s1"}, ``}, // known: selected
+		{[]*cases.Case{{ID: "s1-loop"}, {ID: "s1-run.model"}}, []string{"s1-"}, `unknown scenario or case "s1-" (known: s1, s1-loop, s1-run.model, s2)`},
+		{[]*cases.Case{{ID: "s2-loop"}}, []string{"s2-lo"}, `unknown scenario or case "s2-lo" (known: s1, s2, s2-loop)`},
+		{[]*cases.Case{{ID: "s3-loop"}, {ID: "s3-run.model"}}, []string{"s3"}, `unknown scenario or case "s3": did you mean "s3-loop" or "s3-run.model"? (known: s1, s2, s3-loop, s3-run.model)`},
 	} {
 		_, _, err := Select(scs, tt.cs, tt.ids)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("Select(%v): %v", tt.ids, err)
+			}
+			continue
+		}
 		if _, ok := err.(*scenarios.UnknownError); !ok || err.Error() != tt.want {
 			t.Errorf("Select(%v): %v, want *scenarios.UnknownError %q", tt.ids, err, tt.want)
 		}
