@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tracecheck/tracecheck/internal/placeholder"
 )
 
 // TestSum256: the hash through the short text's buffer and through the
@@ -28,5 +30,45 @@ func TestPad(t *testing.T) {
 		if got := string(appendPad([]byte("id_"), n)); got != "id_"+want {
 			t.Errorf("appendPad(%d) = %q, want %q", n, got, "id_"+want)
 		}
+	}
+}
+
+// TestDigestsAcrossRequests: a digest taken from the last request is the
+// one digestText gives for the text as it is now, whether the message at
+// that place is the same, changed, new or gone; what is kept stays within
+// maxRememberedText.
+func TestDigestsAcrossRequests(t *testing.T) {
+	set := placeholder.New(placeholder.Pair{Name: placeholder.Workspace, Value: "/w"})
+	big := strings.Repeat("x", maxRememberedText/2+1)
+	requests := [][]string{
+		{"sys /w", "hello"},
+		{"sys /w", "hello", "ran ls /w"},    // grows: two remembered
+		{"sys /w", "HELLO", "ran ls /w"},    // message 1 changed
+		{"sys /w"},                          // shrinks
+		{"sys /w", big, big, "after"},       // the second big one is past the bound
+		{"sys /w", big, big, "after", "ok"}, // ... and digested again, correctly
+		{"other", "", big},
+	}
+	var ds digests
+	for r, msgs := range requests {
+		for i, text := range msgs {
+			if got, want := ds.of(i, text, set), digestText(text, set); got != want {
+				t.Errorf("request %d message %d: digest %x %d %q, want %x %d %q", r, i, got.sum, got.chars, got.preview, want.sum, want.chars, want.preview)
+			}
+		}
+		ds.keep(len(msgs))
+		kept := 0
+		for i, m := range ds.last {
+			if m.ok && m.text != msgs[i] {
+				t.Errorf("request %d: message %d remembered as %.20q, sent %.20q", r, i, m.text, msgs[i])
+			}
+			kept += len(m.text)
+		}
+		if len(ds.last) != len(msgs) || kept != ds.kept || kept > maxRememberedText {
+			t.Errorf("request %d: %d remembered of %d, %d bytes (counted %d, bound %d)", r, len(ds.last), len(msgs), kept, ds.kept, maxRememberedText)
+		}
+	}
+	if ds.last[0].d.preview != "other" || ds.last[2].ok != true {
+		t.Errorf("last request: remembered %+v", ds.last)
 	}
 }

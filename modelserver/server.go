@@ -49,8 +49,6 @@
 package modelserver
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -269,6 +267,8 @@ type Server struct {
 	log    *tracelog.Log
 	report Report
 	rec    record // under mu
+	// digests are the last request's message digests, under mu.
+	digests digests
 
 	// stop is closed by Stop (or when an http.Server serving this one
 	// shuts down): stalls end at once.
@@ -488,7 +488,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	body, err := readAll(rd, buf[:0])
 	buf = body
 	if err == nil {
-		rc.SetReadDeadline(time.Time{}) // the connection may serve more requests, or stall a scripted fault
+		// The deadline stays until the handler returns (net/http sets
+		// the connection's next one then) unless the answer may take its
+		// time: a streamed answer or a fault ends it first (endBodyDeadline).
 		return body, "", nil
 	}
 	var tooBig *http.MaxBytesError
@@ -502,6 +504,17 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 	}
 	w.Header().Set("Connection", "close")
 	return buf, KindInvalidRequest, wire.Invalid("", "reading the request body: %v", err)
+}
+
+// endBodyDeadline ends the read deadline readBody set, before an answer
+// that may outlast it: a stall, or a streamed answer to a slow reader.
+// (Past the deadline net/http's read of the connection's next bytes, which
+// watches for a client that goes away, fails and cancels the request's
+// context, which those answers take for the client gone.) A whole answer
+// is written at once and leaves the deadline to net/http, which sets the
+// connection's next one when the handler returns.
+func endBodyDeadline(w http.ResponseWriter) {
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
 }
 
 // readAll is io.ReadAll into buf, which holds the whole body when the
@@ -648,11 +661,15 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, tk taken) {
 	var id [32]byte
 	a := wire.Answer{ID: string(appendPad(append(id[:0], prefix...), tk.turn)), Created: scenarios.ClockStart.Unix() + int64(tk.turn), Model: tk.req.Model, Turn: tk.t}
 	if tk.t.Fault != nil {
+		endBodyDeadline(w)
 		s.serveFault(w, r, tk.api, wire.Render(tk.req, a), tk.turn, tk.t.Fault)
 		return
 	}
 	pooled := answerBufs.Get().(*[]byte)
 	resp, buf := wire.RenderInto(*pooled, tk.req, a)
+	if resp.Events != nil {
+		endBodyDeadline(w)
+	}
 	write(w, resp, tk.api, tk.turn)
 	if buf != nil && cap(buf) <= maxKeptAnswer {
 		*pooled = buf[:0]
@@ -769,9 +786,11 @@ func (s *Server) appendRequestPayload(b []byte, turn int, req *wire.Request) []b
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = s.appendDigest(b, &req.Messages[i])
-		req.Messages[i].Text = ""
+		m := &req.Messages[i]
+		b = appendDigest(b, m, s.digests.of(i, m.Text, s.opt.Placeholders))
+		m.Text = ""
 	}
+	s.digests.keep(len(req.Messages))
 	return append(b, "]}"...)
 }
 
@@ -782,71 +801,6 @@ func appendStr(b []byte, i int, s string) []byte {
 		b = append(b, ',')
 	}
 	return jsonv.Str(s).AppendJSON(b)
-}
-
-// PreviewRunes is how much of a message's text a trace's preview shows.
-const PreviewRunes = 48
-
-// appendDigest appends the description of a message for the trace: its
-// role, the calls it makes or answers, and the SHA-256 and a short
-// preview of its text with the placeholders applied, so that a changed
-// tool output or prompt is a difference in the trace while what varies per
-// run is not.
-func (s *Server) appendDigest(b []byte, m *wire.Message) []byte {
-	text := s.opt.Placeholders.Text(m.Text)
-	sum := sum256(text)
-	b = append(b, `{"role":`...)
-	b = jsonv.Str(m.Role).AppendJSON(b)
-	if len(m.ToolCalls) > 0 {
-		b = append(b, `,"calls":[`...)
-		for i, c := range m.ToolCalls {
-			b = appendStr(b, i, c)
-		}
-		b = append(b, ']')
-	}
-	if m.Answers != "" {
-		b = append(b, `,"answers":`...)
-		b = jsonv.Str(m.Answers).AppendJSON(b)
-	}
-	b = append(b, `,"sha256":"`...)
-	b = hex.AppendEncode(b, sum[:])
-	b = append(b, `","chars":`...)
-	b = jsonv.AppendInt(b, int64(utf8.RuneCountInString(text)))
-	b = append(b, `,"preview":`...)
-	b = jsonv.Str(preview(text)).AppendJSON(b)
-	return append(b, '}')
-}
-
-// sum256 is the SHA-256 of s, hashed through a small buffer: no copy of
-// a long text. A short text (most messages) is copied into a buffer of
-// its size class, not the 16 KiB one, which would be cleared for each.
-func sum256(s string) [sha256.Size]byte {
-	if len(s) <= 256 {
-		var small [256]byte
-		return sha256.Sum256(small[:copy(small[:], s)])
-	}
-	h := sha256.New()
-	var buf [16 << 10]byte
-	for len(s) > 0 {
-		n := copy(buf[:], s)
-		h.Write(buf[:n])
-		s = s[n:]
-	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
-}
-
-// preview is the start of text, at most PreviewRunes runes, "…" when cut.
-func preview(text string) string {
-	n := 0
-	for i := range text {
-		if n == PreviewRunes {
-			return strings.ToValidUTF8(text[:i], "") + "…"
-		}
-		n++
-	}
-	return strings.ToValidUTF8(text, "")
 }
 
 func (s *Server) modelActor() journal.Actor { return journal.Actor{Kind: "model", ID: s.script.Model} }
