@@ -2,6 +2,8 @@
 // for the reference oracles, the test agents and the learners' kits) and
 // skips a test that cannot have one, saying so in the test log: a missing
 // interpreter is a visible SKIP, never a silent pass and never a failure.
+// It also holds what tests of several packages share: CountingWriter,
+// StringRuns.
 //
 // It is for tests only (it imports testing).
 package testenv
