@@ -55,6 +55,7 @@ func runImport(e *env, args []string) int {
 		return exitUsage
 	}
 	defer r.Close()
+	e.pace(streamingPacing(1))
 	var in io.Reader = r
 	if f == agentlog.Unknown {
 		det, rr := agentlog.DetectReader(r)

@@ -194,6 +194,7 @@ func runLint(e *env, args []string) int {
 	if *repair {
 		workers = 1 // repairs write files: one at a time
 	}
+	e.pace(streamingPacing(min(workers, len(tasks))))
 	slots := make(chan struct{}, workers)
 	for _, t := range tasks {
 		if t.errLine == "" {

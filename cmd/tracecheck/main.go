@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,6 +45,9 @@ type env struct {
 	// cmd is the command being run ("validate", "session append"), set by
 	// dispatch; run names it when standard output fails.
 	cmd string
+	// setPacing paces the collector for the command (pace); main sets
+	// applyPacing, tests leave it nil.
+	setPacing func(pacing)
 }
 
 type command struct {
@@ -80,9 +82,7 @@ func commands() []command {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "session" {
-		setMemoryLimit()
-	}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, setPacing: applyPacing}
 	// What the programs tracecheck runs leave behind when their parent
 	// exits becomes tracecheck's child (Linux), so that the end of each
 	// run reaps what it kills; in-process tests do without, and what they
@@ -90,28 +90,7 @@ func main() {
 	// does not depend on it, so the error is not worth a warning on every
 	// command.
 	_ = procgroup.Contain()
-	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
-}
-
-// softMemoryLimit is the Go heap size from which the collector works
-// harder rather than let garbage pile up, for the session commands. Their
-// live heap is a few tens of MB at most (docs/session-store.md, Memory),
-// but the collector's default pacing lets garbage grow as large as the live
-// heap before it runs, which doubles the peak RSS of a command that holds
-// a large buffer briefly (a 10M-event UUID session's 18 MB ID index while
-// a checkpoint is read or written: 72 MB peak RSS without the limit, 53 MB
-// with it). It is not set for every command: one whose live heap is larger
-// than the limit (view builds a 200k-event page in a few hundred MB) would
-// collect all the time, 2.8x slower.
-const softMemoryLimit = 48 << 20
-
-// setMemoryLimit sets softMemoryLimit unless the user chose a limit with
-// GOMEMLIMIT. main calls it, not run, so that in-process tests keep the
-// runtime's defaults.
-func setMemoryLimit() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(softMemoryLimit)
-	}
+	os.Exit(run(e, os.Args[1:]))
 }
 
 // run dispatches args and then checks that everything the command wrote on

@@ -38,6 +38,7 @@ var sessionUsage = groupUsage("session", "SUBCOMMAND --dir DIR [flags]",
 		"locked), 2 usage error or unknown session.")
 
 func runSession(e *env, args []string) int {
+	e.pace(sessionPacing)
 	return dispatch(e, args, sessionCommands(), "session", sessionUsage)
 }
 
