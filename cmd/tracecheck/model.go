@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -96,13 +95,9 @@ func (l *limitFlags) check() string {
 // before the heap doubles.
 const heapLimit = 128 << 20
 
-// boundHeap sets heapLimit as the process's soft memory limit, unless
-// GOMEMLIMIT says otherwise.
-func boundHeap() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(heapLimit)
-	}
-}
+// modelPacing paces the collector of a scripted model server: heapLimit
+// as its soft memory limit (unless GOMEMLIMIT says otherwise).
+var modelPacing = pacing{limit: heapLimit}
 
 // limitedEndpoint is an endpoint (a cassette player) with the connection
 // bound of --max-connections.
@@ -191,7 +186,7 @@ func (f *sourceFlags) endpoint(e *env, cmd string) (ep modelserver.Endpoint, clo
 			return os.Remove(trace.Name()) // ours: created above with O_EXCL
 		}
 	}
-	boundHeap()
+	e.pace(modelPacing)
 	if useCassette {
 		p, err := cassette.Open(*f.cassette, cassette.Options{
 			Mode: cassette.Mode(*f.mode), Upstream: *f.upstream, Trace: traceW, Log: notes(e.stderr, cmd),
