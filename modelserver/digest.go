@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tracecheck/tracecheck/internal/placeholder"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
@@ -61,10 +62,13 @@ func digestText(text string, set *placeholder.Set) textDigest {
 // message i of a request is most often message i of the one before, and
 // its text is hashed (and its placeholders applied) once, not on every
 // request after it. A text is compared whole before its digest is used
-// again. At most maxRememberedText bytes of text are kept.
+// again. What it keeps, the texts, their previews and a record per
+// message, is at most maxRemembered bytes (and the slack of the records'
+// slice): a request of more messages, or of longer ones, has the rest
+// digested every time.
 type digests struct {
 	last []remembered
-	kept int // bytes of text in last
+	kept int // bytes held: rememberedSize per record, its text and preview
 }
 
 // remembered is the digest of a message's text, the text as the request
@@ -75,9 +79,11 @@ type remembered struct {
 	ok   bool
 }
 
-// maxRememberedText bounds the text digests keeps from one request to
-// the next; a message past it is digested on every request.
-const maxRememberedText = 4 << 20
+// maxRemembered bounds what digests keeps from one request to the next.
+const maxRemembered = 4 << 20
+
+// rememberedSize is what a record costs before its strings.
+const rememberedSize = int(unsafe.Sizeof(remembered{}))
 
 // of returns the digest of text, message i of a request (asked for i = 0,
 // 1, ... in turn), from the last request's message i when its text is the
@@ -87,27 +93,37 @@ func (ds *digests) of(i int, text string, set *placeholder.Set) textDigest {
 		return ds.last[i].d
 	}
 	d := digestText(text, set)
-	if i >= len(ds.last) {
-		ds.last = append(ds.last[:i], remembered{})
+	if i > len(ds.last) {
+		return d // past the records the bound allowed
+	}
+	if i == len(ds.last) {
+		if ds.kept+rememberedSize > maxRemembered {
+			return d
+		}
+		ds.last = append(ds.last, remembered{})
+		ds.kept += rememberedSize
 	}
 	r := &ds.last[i]
-	ds.kept -= len(r.text)
+	ds.kept -= r.strings()
 	*r = remembered{}
-	if ds.kept+len(text) <= maxRememberedText {
+	if n := len(text) + len(d.preview); ds.kept+n <= maxRemembered {
 		*r = remembered{text: text, d: d, ok: true}
-		ds.kept += len(text)
+		ds.kept += n
 	}
 	return d
 }
 
-// keep forgets what digests holds of messages from n on: the rest of the
-// last request.
+// strings is what r's strings hold.
+func (r *remembered) strings() int { return len(r.text) + len(r.d.preview) }
+
+// keep forgets what digests holds of messages from n on, before a
+// request of n messages is digested: the places it does not have.
 func (ds *digests) keep(n int) {
 	if n >= len(ds.last) {
 		return
 	}
 	for i := n; i < len(ds.last); i++ {
-		ds.kept -= len(ds.last[i].text)
+		ds.kept -= rememberedSize + ds.last[i].strings()
 	}
 	clear(ds.last[n:])
 	ds.last = ds.last[:n]

@@ -35,11 +35,16 @@ func TestPad(t *testing.T) {
 
 // TestDigestsAcrossRequests: a digest taken from the last request is the
 // one digestText gives for the text as it is now, whether the message at
-// that place is the same, changed, new or gone; what is kept stays within
-// maxRememberedText.
+// that place is the same, changed, new or gone; what is kept (records,
+// texts, previews) stays within maxRemembered, however many messages a
+// request holds.
 func TestDigestsAcrossRequests(t *testing.T) {
 	set := placeholder.New(placeholder.Pair{Name: placeholder.Workspace, Value: "/w"})
-	big := strings.Repeat("x", maxRememberedText/2+1)
+	big := strings.Repeat("x", maxRemembered/2+1)
+	many := make([]string, 2*maxRemembered/rememberedSize) // more records than the bound allows
+	for i := range many {
+		many[i] = fmt.Sprint(i % 7)
+	}
 	requests := [][]string{
 		{"sys /w", "hello"},
 		{"sys /w", "hello", "ran ls /w"},    // grows: two remembered
@@ -48,27 +53,30 @@ func TestDigestsAcrossRequests(t *testing.T) {
 		{"sys /w", big, big, "after"},       // the second big one is past the bound
 		{"sys /w", big, big, "after", "ok"}, // ... and digested again, correctly
 		{"other", "", big},
+		many,
+		many,
+		{"after many"},
 	}
 	var ds digests
 	for r, msgs := range requests {
+		ds.keep(len(msgs))
 		for i, text := range msgs {
 			if got, want := ds.of(i, text, set), digestText(text, set); got != want {
-				t.Errorf("request %d message %d: digest %x %d %q, want %x %d %q", r, i, got.sum, got.chars, got.preview, want.sum, want.chars, want.preview)
+				t.Fatalf("request %d message %d: digest %x %d %q, want %x %d %q", r, i, got.sum, got.chars, got.preview, want.sum, want.chars, want.preview)
 			}
 		}
-		ds.keep(len(msgs))
 		kept := 0
 		for i, m := range ds.last {
 			if m.ok && m.text != msgs[i] {
 				t.Errorf("request %d: message %d remembered as %.20q, sent %.20q", r, i, m.text, msgs[i])
 			}
-			kept += len(m.text)
+			kept += rememberedSize + m.strings()
 		}
-		if len(ds.last) != len(msgs) || kept != ds.kept || kept > maxRememberedText {
-			t.Errorf("request %d: %d remembered of %d, %d bytes (counted %d, bound %d)", r, len(ds.last), len(msgs), kept, ds.kept, maxRememberedText)
+		if len(ds.last) > len(msgs) || kept != ds.kept || kept > maxRemembered {
+			t.Errorf("request %d: %d remembered of %d, %d bytes (counted %d, bound %d)", r, len(ds.last), len(msgs), kept, ds.kept, maxRemembered)
 		}
 	}
-	if ds.last[0].d.preview != "other" || ds.last[2].ok != true {
+	if len(ds.last) != 1 || !ds.last[0].ok || ds.last[0].d.preview != "after many" {
 		t.Errorf("last request: remembered %+v", ds.last)
 	}
 }

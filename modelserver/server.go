@@ -782,6 +782,7 @@ func (s *Server) appendRequestPayload(b []byte, turn int, req *wire.Request) []b
 		b = appendStr(b, i, t)
 	}
 	b = append(b, `],"messages":[`...)
+	s.digests.keep(len(req.Messages))
 	for i := range req.Messages {
 		if i > 0 {
 			b = append(b, ',')
@@ -790,7 +791,6 @@ func (s *Server) appendRequestPayload(b []byte, turn int, req *wire.Request) []b
 		b = appendDigest(b, m, s.digests.of(i, m.Text, s.opt.Placeholders))
 		m.Text = ""
 	}
-	s.digests.keep(len(req.Messages))
 	return append(b, "]}"...)
 }
 
