@@ -244,12 +244,12 @@ func (f *Files) acquire(s *side, n int) {
 // read cuts the side's file into batches.
 func (f *Files) read(s *side) {
 	defer close(s.ready)
-	rd := halfReader{r: s.src.R, max: DefaultMaxLineBytes}
+	rd := batchReader{r: s.src.R, max: DefaultMaxLineBytes}
 	for {
 		h := f.getHalf(s)
 		h.lines, h.readErr = h.lines[:0], nil
 		f.acquire(s, 0) // read on only while the bytes in flight are under the bound
-		end := rd.fill(h)
+		end := rd.fill(&h.buf, &h.lines, &h.readErr)
 		if len(h.lines) == 0 && h.readErr == nil {
 			s.free <- h
 			return
@@ -542,95 +542,4 @@ func (h *half) memberSpans(i int) []MemberSpan {
 		return nil
 	}
 	return h.mem[i].list()
-}
-
-// halfReader fills batches from a reader with the lines, line numbers,
-// torn tails, line limit and errors of Reader, reading into the batch's
-// own buffer (Reader copies each line twice).
-type halfReader struct {
-	r       io.Reader
-	max     int
-	num     int
-	carry   []byte // read past the last batch's last line
-	err     error  // the reader's error, once it gave one
-	empty   int    // reads in a row that gave nothing
-	tooLong bool
-}
-
-// fill reads lines into h until it holds about batchBytes or batchLines,
-// and reports whether the input ended (h.readErr says why, nil at EOF).
-func (r *halfReader) fill(h *half) (end bool) {
-	if cap(h.buf) < batchBytes+readChunk {
-		h.buf = make([]byte, 0, batchBytes+readChunk)
-	}
-	h.buf = append(h.buf[:0], r.carry...)
-	r.carry = r.carry[:0]
-	start, scan := 0, 0 // the next line's first byte; where to look for its newline
-	for {
-		for {
-			k := bytes.IndexByte(h.buf[scan:], '\n')
-			if k < 0 {
-				break
-			}
-			e := scan + k
-			if e-start > r.max {
-				return r.stop(h, &Error{Line: r.num + 1, Code: LineTooLong, Msg: lineTooLongMsg(r.max)}, true)
-			}
-			r.num++
-			h.lines = append(h.lines, batchLine{num: r.num, a: start, b: e})
-			start, scan = e+1, e+1
-			if len(h.lines) >= batchLines || start >= batchBytes {
-				r.carry = append(r.carry, h.buf[start:]...)
-				h.buf = h.buf[:start]
-				return false
-			}
-		}
-		scan = len(h.buf)
-		if len(h.buf)-start > r.max+1 {
-			return r.stop(h, &Error{Line: r.num + 1, Code: LineTooLong, Msg: lineTooLongMsg(r.max)}, true)
-		}
-		if r.err != nil {
-			if r.err != io.EOF {
-				return r.stop(h, &Error{Line: r.num + 1, Code: ReadFailed, Msg: r.err.Error()}, false)
-			}
-			if start < len(h.buf) {
-				r.num++
-				h.lines = append(h.lines, batchLine{num: r.num, a: start, b: len(h.buf), torn: true})
-			}
-			return true
-		}
-		if cap(h.buf)-len(h.buf) < readChunk {
-			if len(h.lines) > 0 {
-				// A long line is coming: it starts the next batch.
-				r.carry = append(r.carry, h.buf[start:]...)
-				h.buf = h.buf[:start]
-				return false
-			}
-			nb := make([]byte, len(h.buf), 2*cap(h.buf))
-			copy(nb, h.buf)
-			h.buf = nb
-		}
-		n, err := r.r.Read(h.buf[len(h.buf):cap(h.buf)])
-		h.buf = h.buf[:len(h.buf)+n]
-		switch {
-		case err != nil:
-			r.err = err
-		case n == 0:
-			if r.empty++; r.empty >= 100 {
-				r.err = io.ErrNoProgress // as bufio says
-			}
-		default:
-			r.empty = 0
-		}
-	}
-}
-
-// stop ends the input at an error: the lines before it are h's.
-func (r *halfReader) stop(h *half, err *Error, tooLong bool) bool {
-	h.buf = h.buf[:0]
-	if len(h.lines) > 0 {
-		h.buf = h.buf[:h.lines[len(h.lines)-1].b]
-	}
-	h.readErr, r.tooLong = err, tooLong
-	return true
 }

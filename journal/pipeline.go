@@ -2,9 +2,10 @@ package journal
 
 // The streaming pipeline behind Scan, Validate and Stream.
 //
-// One goroutine cuts the input into lines (journal.Reader, so line numbers,
+// One goroutine cuts the input into batches of lines of about batchBytes,
+// read straight into the batch's buffer (batchReader: line numbers,
 // offsets, torn tails and the line limit behave exactly as in a sequential
-// read) and copies them into batches of about batchBytes; workers, one per
+// read with Reader); workers, one per
 // core, decode, check and canonicalize whole batches in parallel; the caller's
 // goroutine takes the batches back in input order and runs what must be
 // sequential: the journal invariants, the reducer, the hash. Batches are
@@ -182,8 +183,7 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 		defer wg.Done()
 		defer close(work)
 		defer close(ordered)
-		rd := NewReader(r)
-		rd.num, rd.off = cfg.firstLine, cfg.offset
+		rd := batchReader{r: r, max: DefaultMaxLineBytes, num: cfg.firstLine, base: cfg.offset}
 		for {
 			var b *batch
 			select {
@@ -196,27 +196,7 @@ func runPipeline(r io.Reader, cfg pipeConfig, consume func(b *batch) bool) {
 			if !gate.acquire(0) {
 				return
 			}
-			end := false
-			for len(b.lines) < batchLines && len(b.buf) < batchBytes {
-				l, err := rd.Next()
-				if err == io.EOF {
-					end = true
-					break
-				}
-				if err != nil {
-					b.readErr, end = err, true
-					break
-				}
-				a := len(b.buf)
-				if a == 0 && len(l.Raw) > batchBytes {
-					// A long line: the batch takes the reader's buffer
-					// rather than a copy, and the reader starts a new one.
-					b.buf, rd.buf = l.Raw, nil
-				} else {
-					b.buf = append(b.buf, l.Raw...)
-				}
-				b.lines = append(b.lines, batchLine{num: l.Num, off: l.Offset, a: a, b: len(b.buf), torn: l.Torn})
-			}
+			end := rd.fill(&b.buf, &b.lines, &b.readErr)
 			if len(b.lines) == 0 && b.readErr == nil {
 				return // clean end of input
 			}
