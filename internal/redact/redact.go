@@ -83,20 +83,10 @@ func isKeyByte(c byte) bool {
 
 // mayHold is a cheap test that text could hold a secret: a member name
 // ending in one of secretWords (whatever its case), or a credential's
-// prefix. False is certain (TestMayHoldIsASuperset). Each search is a
-// bytes.Index, whose vector scan skips to the rare first bytes.
+// prefix. False is certain (TestMayHoldIsASuperset).
 func mayHold(text []byte) bool {
-	for _, p := range anchors {
-		for i := 0; ; {
-			k := bytes.Index(text[i:], p)
-			if k < 0 {
-				break
-			}
-			i += k + len(p)
-			if credentialBefore(text[:i]) {
-				return true
-			}
-		}
+	if anchored(text) {
+		return true
 	}
 	// A key ends `":`; the colon, one a member, is the rarer byte.
 	for i := 0; ; {
@@ -114,6 +104,70 @@ func mayHold(text []byte) bool {
 // anchors find valuePrefixes: each ends as the prefix does, and starts
 // with a byte rarer in text than the prefix's own first.
 var anchors = [][]byte{[]byte("k-"), []byte("xox"), []byte("gh"), []byte("_pat_"), []byte("AKIA"), []byte("Bearer ")}
+
+// anchored reports whether an anchor ends a credential's prefix in text
+// (credentialBefore). Six searches of the whole text, one an anchor, cost
+// more than the text's reading on short payloads; with AVX2 one pass
+// finds the 32-byte blocks where an anchor's first two bytes stand
+// (anchorBlock) and only those are looked at byte by byte.
+func anchored(text []byte) bool {
+	if _, ok := anchorBlock(nil); !ok {
+		return anchoredBySearch(text)
+	}
+	for i := 0; i+1 < len(text); {
+		off, _ := anchorBlock(text[i:])
+		i += off
+		end := i + 32 // a block: a pair starts at one of its 32 bytes
+		if len(text)-i < 33 {
+			end = len(text) - 1 // the tail: every pair that fits
+		}
+		for ; i < end; i++ {
+			if anchorFirst[text[i]] && anchorAt(text, i) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anchorFirst marks the anchors' first bytes.
+var anchorFirst = func() (t [256]bool) {
+	for _, a := range anchors {
+		t[a[0]] = true
+	}
+	return t
+}()
+
+// anchorAt reports whether an anchor starts at text[i] and ends a
+// credential's prefix.
+func anchorAt(text []byte, i int) bool {
+	for _, a := range anchors {
+		if bytes.HasPrefix(text[i:], a) && credentialBefore(text[:i+len(a)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchoredBySearch is anchored without AVX2: each anchor's occurrences,
+// overlapping ones too, by bytes.Index, whose vector scan skips to the
+// rare first bytes.
+func anchoredBySearch(text []byte) bool {
+	for _, p := range anchors {
+		for i := 0; ; {
+			k := bytes.Index(text[i:], p)
+			if k < 0 {
+				break
+			}
+			i += k
+			if credentialBefore(text[:i+len(p)]) {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
 
 // nameEndsSecret reports whether the text before a key's closing quote
 // ends in one of secretWords, case and separators ignored.
