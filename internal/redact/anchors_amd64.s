@@ -1,73 +1,94 @@
 #include "textflag.h"
 
-// func anchorBlockAVX2(s []byte) int
+// func pairMaskAVX2(s []byte) (off int, mask uint32)
 //
-// Returns the offset (a multiple of 32) of the first 32-byte block of s in
-// which a pair of bytes that starts an anchor begins (see anchorPairs), or
-// the offset of the tail that has fewer than 33 bytes left (a pair at the
-// block's last position needs the byte after it). Each block is compared
-// as 16-bit words twice, at the block's start and one byte on, so that a
-// pair is seen at even and at odd positions alike.
-TEXT ·anchorBlockAVX2(SB), NOSPLIT, $0-32
+// Finds the first 32-byte block of s (at an offset that is a multiple of
+// 32, with the byte after the block in s too) in which one of the pairs
+// of mayHold starts: an anchor's first two bytes ("k-", "xo", "gh", "_p",
+// "AK", "Be") or a key's end (`":`). It returns the block's offset and a
+// bit per byte of it where a pair starts; mask 0 when there is none, and
+// then off is where the tail of fewer than 33 bytes begins. Each block is
+// compared as 16-bit words twice, at its start (pairs at even positions)
+// and one byte on (pairs at odd positions).
+TEXT ·pairMaskAVX2(SB), NOSPLIT, $0-36
 	MOVQ s_base+0(FP), SI
 	MOVQ s_len+8(FP), BX
 	XORQ AX, AX
-	// The six pairs, little-endian: "k-", "xo", "gh", "_p", "AK", "Be".
-	MOVL $0x2d6b, DX
+	// The pairs as little-endian words.
+	MOVL $0x2d6b, DX // "k-"
 	MOVQ DX, X0
 	VPBROADCASTW X0, Y0
-	MOVL $0x6f78, DX
+	MOVL $0x6f78, DX // "xo"
 	MOVQ DX, X1
 	VPBROADCASTW X1, Y1
-	MOVL $0x6867, DX
+	MOVL $0x6867, DX // "gh"
 	MOVQ DX, X2
 	VPBROADCASTW X2, Y2
-	MOVL $0x705f, DX
+	MOVL $0x705f, DX // "_p"
 	MOVQ DX, X3
 	VPBROADCASTW X3, Y3
-	MOVL $0x4b41, DX
+	MOVL $0x4b41, DX // "AK"
 	MOVQ DX, X4
 	VPBROADCASTW X4, Y4
-	MOVL $0x6542, DX
+	MOVL $0x6542, DX // "Be"
 	MOVQ DX, X5
 	VPBROADCASTW X5, Y5
+	MOVL $0x3a22, DX // `":`
+	MOVQ DX, X6
+	VPBROADCASTW X6, Y6
 
 loop:
 	MOVQ BX, CX
 	SUBQ AX, CX
 	CMPQ CX, $33
-	JLT  done
-	VMOVDQU (SI)(AX*1), Y6
-	VMOVDQU 1(SI)(AX*1), Y7
-	VPCMPEQW Y6, Y0, Y8
+	JLT  tail
+	VMOVDQU (SI)(AX*1), Y7
+	VMOVDQU 1(SI)(AX*1), Y8
 	VPCMPEQW Y7, Y0, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y6, Y1, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y7, Y1, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y6, Y2, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y7, Y2, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y6, Y3, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y7, Y3, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y6, Y4, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y7, Y4, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y6, Y5, Y9
-	VPOR     Y9, Y8, Y8
-	VPCMPEQW Y7, Y5, Y9
-	VPOR     Y9, Y8, Y8
-	VPTEST   Y8, Y8
-	JNZ      done
+	VPCMPEQW Y8, Y0, Y10
+	VPCMPEQW Y7, Y1, Y11
+	VPOR     Y11, Y9, Y9
+	VPCMPEQW Y8, Y1, Y11
+	VPOR     Y11, Y10, Y10
+	VPCMPEQW Y7, Y2, Y11
+	VPOR     Y11, Y9, Y9
+	VPCMPEQW Y8, Y2, Y11
+	VPOR     Y11, Y10, Y10
+	VPCMPEQW Y7, Y3, Y11
+	VPOR     Y11, Y9, Y9
+	VPCMPEQW Y8, Y3, Y11
+	VPOR     Y11, Y10, Y10
+	VPCMPEQW Y7, Y4, Y11
+	VPOR     Y11, Y9, Y9
+	VPCMPEQW Y8, Y4, Y11
+	VPOR     Y11, Y10, Y10
+	VPCMPEQW Y7, Y5, Y11
+	VPOR     Y11, Y9, Y9
+	VPCMPEQW Y8, Y5, Y11
+	VPOR     Y11, Y10, Y10
+	VPCMPEQW Y7, Y6, Y11
+	VPOR     Y11, Y9, Y9
+	VPCMPEQW Y8, Y6, Y11
+	VPOR     Y11, Y10, Y10
+	// A matching word sets the two bits of its bytes; keep the first.
+	VPMOVMSKB Y9, DX
+	VPMOVMSKB Y10, R8
+	ANDL $0x55555555, DX
+	ANDL $0x55555555, R8
+	SHLL $1, R8
+	ORL  R8, DX
+	JNZ  found
 	ADDQ $32, AX
 	JMP  loop
 
-done:
+found:
 	VZEROUPPER
-	MOVQ AX, ret+24(FP)
+	MOVQ AX, off+24(FP)
+	MOVL DX, mask+32(FP)
+	RET
+
+tail:
+	VZEROUPPER
+	MOVQ AX, off+24(FP)
+	MOVL $0, mask+32(FP)
 	RET

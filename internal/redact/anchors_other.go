@@ -2,4 +2,4 @@
 
 package redact
 
-func anchorBlock(s []byte) (off int, ok bool) { return 0, false }
+func pairMask(s []byte) (off int, mask uint32, ok bool) { return 0, 0, false }

@@ -16,6 +16,7 @@ package redact
 
 import (
 	"bytes"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -84,51 +85,21 @@ func isKeyByte(c byte) bool {
 // mayHold is a cheap test that text could hold a secret: a member name
 // ending in one of secretWords (whatever its case), or a credential's
 // prefix. False is certain (TestMayHoldIsASuperset).
+//
+// On the short payloads of agent logs a search of the text for each
+// anchor, and one for each key's colon, cost more than the text's reading;
+// with AVX2 one pass finds every place where an anchor or a key's end
+// may start (pairMask), and only those are looked at.
 func mayHold(text []byte) bool {
-	if anchored(text) {
-		return true
+	if _, _, ok := pairMask(nil); ok {
+		return mayHoldByPairs(text)
 	}
-	// A key ends `":`; the colon, one a member, is the rarer byte.
-	for i := 0; ; {
-		k := bytes.IndexByte(text[i:], ':')
-		if k < 0 {
-			return false
-		}
-		if k += i; k > 0 && text[k-1] == '"' && nameEndsSecret(text[:k-1]) {
-			return true
-		}
-		i = k + 1
-	}
+	return anchoredBySearch(text) || secretKeyBySearch(text)
 }
 
 // anchors find valuePrefixes: each ends as the prefix does, and starts
 // with a byte rarer in text than the prefix's own first.
 var anchors = [][]byte{[]byte("k-"), []byte("xox"), []byte("gh"), []byte("_pat_"), []byte("AKIA"), []byte("Bearer ")}
-
-// anchored reports whether an anchor ends a credential's prefix in text
-// (credentialBefore). Six searches of the whole text, one an anchor, cost
-// more than the text's reading on short payloads; with AVX2 one pass
-// finds the 32-byte blocks where an anchor's first two bytes stand
-// (anchorBlock) and only those are looked at byte by byte.
-func anchored(text []byte) bool {
-	if _, ok := anchorBlock(nil); !ok {
-		return anchoredBySearch(text)
-	}
-	for i := 0; i+1 < len(text); {
-		off, _ := anchorBlock(text[i:])
-		i += off
-		end := i + 32 // a block: a pair starts at one of its 32 bytes
-		if len(text)-i < 33 {
-			end = len(text) - 1 // the tail: every pair that fits
-		}
-		for ; i < end; i++ {
-			if anchorFirst[text[i]] && anchorAt(text, i) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // anchorFirst marks the anchors' first bytes.
 var anchorFirst = func() (t [256]bool) {
@@ -138,9 +109,38 @@ var anchorFirst = func() (t [256]bool) {
 	return t
 }()
 
-// anchorAt reports whether an anchor starts at text[i] and ends a
-// credential's prefix.
-func anchorAt(text []byte, i int) bool {
+// mayHoldByPairs is mayHold by pairMask's blocks, the tail they leave
+// looked at byte by byte.
+func mayHoldByPairs(text []byte) bool {
+	i := 0
+	for {
+		off, mask, _ := pairMask(text[i:])
+		i += off
+		if mask == 0 {
+			break
+		}
+		for ; mask != 0; mask &= mask - 1 {
+			if secretAt(text, i+bits.TrailingZeros32(mask)) {
+				return true
+			}
+		}
+		i += 32
+	}
+	for ; i+1 < len(text); i++ {
+		if (anchorFirst[text[i]] || text[i] == '"') && secretAt(text, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretAt reports whether a key that names a secret ends at text[i] (its
+// closing quote, a colon after it) or an anchor that ends a credential's
+// prefix starts there.
+func secretAt(text []byte, i int) bool {
+	if text[i] == '"' {
+		return i+1 < len(text) && text[i+1] == ':' && nameEndsSecret(text[:i])
+	}
 	for _, a := range anchors {
 		if bytes.HasPrefix(text[i:], a) && credentialBefore(text[:i+len(a)]) {
 			return true
@@ -149,9 +149,9 @@ func anchorAt(text []byte, i int) bool {
 	return false
 }
 
-// anchoredBySearch is anchored without AVX2: each anchor's occurrences,
-// overlapping ones too, by bytes.Index, whose vector scan skips to the
-// rare first bytes.
+// anchoredBySearch is mayHold's anchors without AVX2: each anchor's
+// occurrences, overlapping ones too, by bytes.Index, whose vector scan
+// skips to the rare first bytes.
 func anchoredBySearch(text []byte) bool {
 	for _, p := range anchors {
 		for i := 0; ; {
@@ -167,6 +167,21 @@ func anchoredBySearch(text []byte) bool {
 		}
 	}
 	return false
+}
+
+// secretKeyBySearch is mayHold's member names without AVX2: a key ends
+// `":`; the colon, one a member, is the rarer byte.
+func secretKeyBySearch(text []byte) bool {
+	for i := 0; ; {
+		k := bytes.IndexByte(text[i:], ':')
+		if k < 0 {
+			return false
+		}
+		if k += i; k > 0 && text[k-1] == '"' && nameEndsSecret(text[:k-1]) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // nameEndsSecret reports whether the text before a key's closing quote
