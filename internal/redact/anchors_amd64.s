@@ -1,5 +1,16 @@
 #include "textflag.h"
 
+// The pairs, as little-endian words: "k-", "xo", "gh", "_p", "AK", "Be"
+// and `":`.
+DATA pairs<>+0(SB)/2, $0x2d6b
+DATA pairs<>+2(SB)/2, $0x6f78
+DATA pairs<>+4(SB)/2, $0x6867
+DATA pairs<>+6(SB)/2, $0x705f
+DATA pairs<>+8(SB)/2, $0x4b41
+DATA pairs<>+10(SB)/2, $0x6542
+DATA pairs<>+12(SB)/2, $0x3a22
+GLOBL pairs<>(SB), RODATA|NOPTR, $14
+
 // func pairMaskAVX2(s []byte) (off int, mask uint32)
 //
 // Finds the first 32-byte block of s (at an offset that is a multiple of
@@ -14,28 +25,13 @@ TEXT ·pairMaskAVX2(SB), NOSPLIT, $0-36
 	MOVQ s_base+0(FP), SI
 	MOVQ s_len+8(FP), BX
 	XORQ AX, AX
-	// The pairs as little-endian words.
-	MOVL $0x2d6b, DX // "k-"
-	MOVQ DX, X0
-	VPBROADCASTW X0, Y0
-	MOVL $0x6f78, DX // "xo"
-	MOVQ DX, X1
-	VPBROADCASTW X1, Y1
-	MOVL $0x6867, DX // "gh"
-	MOVQ DX, X2
-	VPBROADCASTW X2, Y2
-	MOVL $0x705f, DX // "_p"
-	MOVQ DX, X3
-	VPBROADCASTW X3, Y3
-	MOVL $0x4b41, DX // "AK"
-	MOVQ DX, X4
-	VPBROADCASTW X4, Y4
-	MOVL $0x6542, DX // "Be"
-	MOVQ DX, X5
-	VPBROADCASTW X5, Y5
-	MOVL $0x3a22, DX // `":`
-	MOVQ DX, X6
-	VPBROADCASTW X6, Y6
+	VPBROADCASTW pairs<>+0(SB), Y0
+	VPBROADCASTW pairs<>+2(SB), Y1
+	VPBROADCASTW pairs<>+4(SB), Y2
+	VPBROADCASTW pairs<>+6(SB), Y3
+	VPBROADCASTW pairs<>+8(SB), Y4
+	VPBROADCASTW pairs<>+10(SB), Y5
+	VPBROADCASTW pairs<>+12(SB), Y6
 
 loop:
 	MOVQ BX, CX
