@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -46,6 +47,42 @@ func TestRFC3339(t *testing.T) {
 		if got := rfc3339(ts) != ""; got != ok {
 			t.Errorf("%q: %v, want %v", ts, got, ok)
 		}
+	}
+}
+
+// TestUTCDateTimeIsTimeParse: where utcDateTime decides, it says what
+// time.Parse (and the leap-second rule) would: every field of valid and
+// broken date-times changed one character at a time.
+func TestUTCDateTimeIsTimeParse(t *testing.T) {
+	slow := func(ts string) bool {
+		_, err := time.Parse(time.RFC3339Nano, ts)
+		return err == nil && ts[17:19] != "60"
+	}
+	seeds := []string{"2025-12-10T09:00:00Z", "2025-12-10T09:00:00.123Z", "2024-02-29T23:59:59.999999999999Z",
+		"2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "0000-01-01T00:00:00Z",
+		"2025-04-31T00:00:00Z", "2025-01-31T00:00:00Z", "2025-12-31T23:59:60Z", "2025-12-10T24:00:00Z", "2025-00-10T09:00:00Z"}
+	repl := "0123456789-:.TZz+ x"
+	decided := 0
+	for _, seed := range seeds {
+		for i := range len(seed) {
+			for _, c := range repl {
+				ts := seed[:i] + string(c) + seed[i+1:]
+				for _, ts := range []string{ts, seed[:i] + seed[i+1:], seed[:i] + string(c) + seed[i:]} {
+					if len(ts) < 20 || ts[10] != 'T' {
+						continue
+					}
+					if ok, d := utcDateTime(ts); d {
+						decided++
+						if ok != slow(ts) {
+							t.Errorf("%q: utcDateTime %v, time.Parse %v", ts, ok, slow(ts))
+						}
+					}
+				}
+			}
+		}
+	}
+	if decided < 1000 {
+		t.Fatalf("utcDateTime decided %d forms only", decided)
 	}
 }
 
