@@ -679,7 +679,7 @@ func rfc3339(ts string) string {
 // decides.
 func utcDateTime(ts string) (ok, decided bool) {
 	n := len(ts)
-	if ts[n-1] != 'Z' || ts[4] != '-' || ts[7] != '-' || ts[13] != ':' || ts[16] != ':' {
+	if n < 20 || ts[n-1] != 'Z' || ts[4] != '-' || ts[7] != '-' || ts[13] != ':' || ts[16] != ':' {
 		return false, false
 	}
 	if n > 20 {

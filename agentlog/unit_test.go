@@ -69,6 +69,9 @@ func TestUTCDateTimeIsTimeParse(t *testing.T) {
 				ts := seed[:i] + string(c) + seed[i+1:]
 				for _, ts := range []string{ts, seed[:i] + seed[i+1:], seed[:i] + string(c) + seed[i:]} {
 					if len(ts) < 20 || ts[10] != 'T' {
+						if _, d := utcDateTime(ts); d && len(ts) < 20 {
+							t.Errorf("%q: utcDateTime decided a text too short to be a date-time", ts)
+						}
 						continue
 					}
 					if ok, d := utcDateTime(ts); d {
