@@ -7,14 +7,15 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func pairMaskAVX2(s []byte) (off int, mask uint32)
 
-var haveAVX2 = cpu.X86.HasAVX2
+// vectorPairs says whether pairMask has a vector pass here.
+var vectorPairs = cpu.X86.HasAVX2
 
-// pairMask is pairMaskAVX2 where the processor has AVX2; ok is false
-// where it has not.
-func pairMask(s []byte) (off int, mask uint32, ok bool) {
-	if !haveAVX2 {
-		return 0, 0, false
+// pairMask finds the first 32-byte block of s where one of mayHold's pairs
+// starts (see anchors_amd64.s). Without AVX2 it finds nothing, and leaves
+// the whole of s as the tail.
+func pairMask(s []byte) (off int, mask uint32) {
+	if !vectorPairs {
+		return 0, 0
 	}
-	off, mask = pairMaskAVX2(s)
-	return off, mask, true
+	return pairMaskAVX2(s)
 }

@@ -91,14 +91,15 @@ func isKeyByte(c byte) bool {
 // with AVX2 one pass finds every place where an anchor or a key's end
 // may start (pairMask), and only those are looked at.
 func mayHold(text []byte) bool {
-	if _, _, ok := pairMask(nil); ok {
+	if vectorPairs {
 		return mayHoldByPairs(text)
 	}
 	return anchoredBySearch(text) || secretKeyBySearch(text)
 }
 
 // anchors find valuePrefixes: each ends as the prefix does, and starts
-// with a byte rarer in text than the prefix's own first.
+// with a byte rarer in text than the prefix's own first. anchors_amd64.s
+// holds their first two bytes too.
 var anchors = [][]byte{[]byte("k-"), []byte("xox"), []byte("gh"), []byte("_pat_"), []byte("AKIA"), []byte("Bearer ")}
 
 // anchorFirst marks the anchors' first bytes.
@@ -114,7 +115,7 @@ var anchorFirst = func() (t [256]bool) {
 func mayHoldByPairs(text []byte) bool {
 	i := 0
 	for {
-		off, mask, _ := pairMask(text[i:])
+		off, mask := pairMask(text[i:])
 		i += off
 		if mask == 0 {
 			break
