@@ -69,3 +69,14 @@ func FuzzMayHold(f *testing.F) {
 		}
 	})
 }
+
+// TestAnchorsStartApart: secretAt finds an anchor by its first byte alone.
+func TestAnchorsStartApart(t *testing.T) {
+	seen := map[byte]string{}
+	for _, a := range anchors {
+		if o, ok := seen[a[0]]; ok || a[0] == '"' {
+			t.Fatalf("anchors %q and %q start with the same byte", o, a)
+		}
+		seen[a[0]] = string(a)
+	}
+}

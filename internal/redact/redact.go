@@ -102,10 +102,11 @@ func mayHold(text []byte) bool {
 // holds their first two bytes too.
 var anchors = [][]byte{[]byte("k-"), []byte("xox"), []byte("gh"), []byte("_pat_"), []byte("AKIA"), []byte("Bearer ")}
 
-// anchorFirst marks the anchors' first bytes.
-var anchorFirst = func() (t [256]bool) {
-	for _, a := range anchors {
-		t[a[0]] = true
+// anchorOf is, for each byte, 1 + the index of the anchor it starts (no
+// two anchors start with the same byte); 0 for the other bytes.
+var anchorOf = func() (t [256]uint8) {
+	for i, a := range anchors {
+		t[a[0]] = uint8(i + 1)
 	}
 	return t
 }()
@@ -128,7 +129,7 @@ func mayHoldByPairs(text []byte) bool {
 		i += 32
 	}
 	for ; i+1 < len(text); i++ {
-		if (anchorFirst[text[i]] || text[i] == '"') && secretAt(text, i) {
+		if (anchorOf[text[i]] != 0 || text[i] == '"') && secretAt(text, i) {
 			return true
 		}
 	}
@@ -142,10 +143,9 @@ func secretAt(text []byte, i int) bool {
 	if text[i] == '"' {
 		return i+1 < len(text) && text[i+1] == ':' && nameEndsSecret(text[:i])
 	}
-	for _, a := range anchors {
-		if bytes.HasPrefix(text[i:], a) && credentialBefore(text[:i+len(a)]) {
-			return true
-		}
+	if k := anchorOf[text[i]]; k != 0 {
+		a := anchors[k-1]
+		return bytes.HasPrefix(text[i:], a) && credentialBefore(text[:i+len(a)])
 	}
 	return false
 }
