@@ -40,9 +40,9 @@ const (
 // streaming pass (Validate, Stream, and so every command built on them)
 // needs for its longest line: at most MemoryPerLineByte bytes of heap per
 // byte of the longest line, plus a few MB that do not depend on the input.
-// A line is held by its batch's buffer (which doubles as the line is
-// read, so twice over at most while it grows) and by its canonical
-// encoding; the payload is never decoded into a tree unless a caller asks
+// A line is held by its batch's buffer (which doubles as a long line is
+// read: while it grows, the old buffer and the new one, about three times
+// the line) and by its canonical encoding; the payload is never decoded into a tree unless a caller asks
 // for it (StreamOptions.Payloads), and the JSON scanner keeps only the open
 // containers and the open objects' keys. TestMemoryBoundedByLongestLine
 // measures it.
