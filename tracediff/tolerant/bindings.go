@@ -3,6 +3,7 @@ package tolerant
 import (
 	"hash/maphash"
 	"math"
+	"slices"
 )
 
 // bindings holds a Matcher's bindings: for each, the name, the canonical
@@ -35,6 +36,21 @@ type bindings struct {
 	// one name, not a list of them.
 	recent      [recentSize]uint32
 	recentNames [recentSize]string // their names (views of the arena)
+
+	// forgets counts the truncates that forgot a binding: what a pair
+	// Prove remembered relies on (provememo.go).
+	forgets uint64
+
+	// dense holds the names a normalized golden writes, ID-1, ID-2, ...
+	// (a new one on most lines: the event's id) in place of byName: record
+	// number + 1 at the name's number, so that binding one is an index,
+	// not a probe of a table as large as the trace. A name ID-n goes there
+	// when n is within denseRoom of the bindings' count, so that dense
+	// stays a few bytes a binding; the others go to byName, and hashedIDs
+	// counts those, so that an ID-n absent from dense is looked for in
+	// byName only when there are any.
+	dense     []uint32
+	hashedIDs int
 }
 
 type table struct {
@@ -49,6 +65,7 @@ type bindRec struct {
 	ptr      uint32 // index in ptrs; with ownPtr set, the length of the pointer after canon
 	line     uint32 // math.MaxUint32: in bigLines
 	nameLen  uint8  // names are at most maxNameLen bytes
+	dense    bool   // the name is in dense, not byName
 }
 
 const (
@@ -154,19 +171,52 @@ func (s *bindings) find(b []byte, h uint32, byValue bool) int {
 	}
 }
 
-// findName is find(name, hashName(name), false), trying the recent name
-// in name's slot first; when name is not bound, h is its hash (for add).
+// findName returns the record named name, or -1, trying the recent name
+// in name's slot first; when name is not bound, h is its hash for add (0:
+// not computed).
 func (s *bindings) findName(name []byte) (i int, h uint32) {
 	k := recentSlot(name)
 	if r := s.recent[k]; r != 0 && s.recentNames[k] == string(name) {
 		return int(r - 1), 0
 	}
-	h = s.hashName(name)
-	if i = s.find(name, h, false); i >= 0 {
+	if i, h = s.lookupName(name); i >= 0 {
 		s.remember(i)
 	}
 	return i, h
 }
+
+// lookupName is findName without the recent names.
+func (s *bindings) lookupName(name []byte) (i int, h uint32) {
+	if n, ok := idNumber(name); ok {
+		if n < len(s.dense) && s.dense[n] != 0 {
+			return int(s.dense[n] - 1), 0
+		}
+		if s.hashedIDs == 0 {
+			return -1, 0
+		}
+	}
+	h = s.hashName(name)
+	return s.find(name, h, false), h
+}
+
+// idNumber is n when name is ID-n, n written in decimal without a leading
+// zero (one spelling per number) and at most 9 digits.
+func idNumber(name []byte) (int, bool) {
+	if len(name) < 4 || len(name) > 12 || name[0] != 'I' || name[1] != 'D' || name[2] != '-' || name[3] == '0' {
+		return 0, false
+	}
+	n := 0
+	for _, c := range name[3:] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// denseRoom bounds the numbers dense holds: below 4 a binding, and 4096.
+func (s *bindings) denseRoom() int { return 4*s.n + 4096 }
 
 func (s *bindings) remember(i int) {
 	n, _ := s.nameCanon(i)
@@ -175,8 +225,13 @@ func (s *bindings) remember(i int) {
 }
 
 // add records a binding; name must not be bound, nor canon bound to a
-// name. hn and hv are their hashes.
+// name. hn and hv are their hashes (hn 0: not computed).
 func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
+	id, isID := idNumber(name)
+	dense := isID && id < s.denseRoom()
+	if !dense && hn == 0 {
+		hn = s.hashName(name)
+	}
 	pi, own := s.lastPtr, false
 	if int(pi) < len(s.ptrs) && s.ptrs[pi] == string(ptr) {
 		// the pointer of the binding before
@@ -213,7 +268,7 @@ func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 	if s.n%recChunk == 0 && s.n/recChunk == len(s.recs) {
 		s.recs = append(s.recs, make([]bindRec, recChunk))
 	}
-	r := bindRec{off: off, hn: hn, hv: hv, canonLen: uint32(len(canon)), ptr: pi, line: math.MaxUint32, nameLen: uint8(len(name))}
+	r := bindRec{off: off, hn: hn, hv: hv, canonLen: uint32(len(canon)), ptr: pi, line: math.MaxUint32, nameLen: uint8(len(name)), dense: dense}
 	if line >= 0 && line < math.MaxUint32 {
 		r.line = uint32(line)
 	} else {
@@ -224,10 +279,21 @@ func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 	}
 	*s.rec(s.n) = r
 	s.n++
-	if 4*s.n > 3*len(s.byName.slots) {
-		s.rehash(max(64, 2*len(s.byName.slots)))
+	switch {
+	case dense:
+		if id >= len(s.dense) {
+			s.dense = slices.Grow(s.dense, id+1-len(s.dense))[:id+1]
+		}
+		s.dense[id] = uint32(s.n)
+	case isID:
+		s.hashedIDs++
+	}
+	if 4*s.n > 3*len(s.byVal.slots) {
+		s.rehash(max(64, 2*len(s.byVal.slots)))
 	} else {
-		s.byName.insert(hn, s.n)
+		if !dense {
+			s.byName.insert(hn, s.n)
+		}
 		s.byVal.insert(hv, s.n)
 	}
 	s.remember(s.n - 1)
@@ -248,13 +314,18 @@ func (s *bindings) rehash(size int) {
 	s.byVal = table{slots: make([]uint32, size), tags: make([]uint8, size)}
 	for i := 0; i < s.n; i++ {
 		r := s.rec(i)
-		s.byName.insert(r.hn, i+1)
+		if !r.dense {
+			s.byName.insert(r.hn, i+1)
+		}
 		s.byVal.insert(r.hv, i+1)
 	}
 }
 
 // truncate forgets the records from mark on, the newest first.
 func (s *bindings) truncate(mark int) {
+	if s.n > mark {
+		s.forgets++
+	}
 	for k, r := range s.recent {
 		if int(r) > mark {
 			s.recent[k], s.recentNames[k] = 0, ""
@@ -263,7 +334,17 @@ func (s *bindings) truncate(mark int) {
 	for s.n > mark {
 		i := s.n - 1
 		r := s.rec(i)
-		s.remove(&s.byName, r.hn, i+1, false)
+		name, _ := s.nameCanon(i)
+		id, isID := idNumber(name)
+		switch {
+		case r.dense:
+			s.dense[id] = 0
+		case isID:
+			s.hashedIDs--
+			fallthrough
+		default:
+			s.remove(&s.byName, r.hn, i+1, false)
+		}
 		s.remove(&s.byVal, r.hv, i+1, true)
 		c := r.off >> 32
 		s.arena[c] = s.arena[c][:r.off&(1<<32-1)]

@@ -25,13 +25,18 @@ func TestBindingsMatchMaps(t *testing.T) {
 			if string(n) != e.name || string(c) != e.canon || string(p) != e.ptr || s.line(i) != lines[i] {
 				t.Fatalf("record %d: %q %q %q, want %+v", i, n, c, p, e)
 			}
+			if got := lookup(&s, n); got != i {
+				t.Fatalf("lookup of record %d's name %q = %d", i, n, got)
+			}
 		}
 	}
+	// Both homes of an ID name must be met: dense, and byName past it.
+	var dense, hashedIDs int
 	big := strings.Repeat("x", arenaChunk+10)
 	for step := 0; step < 200000; step++ {
 		switch op := r.IntN(100); {
 		case op < 60:
-			name := "ID-" + strconv.Itoa(r.IntN(100000))
+			name := randomName(r)
 			canon := `"v` + strconv.Itoa(r.IntN(100000)) + `"`
 			if step%50000 == 7 {
 				canon = `"` + big + `"`
@@ -54,19 +59,23 @@ func TestBindingsMatchMaps(t *testing.T) {
 			lines[len(order)] = line
 			names[name], vals[canon] = len(order), len(order)
 			order = append(order, entry{name, canon, ptr})
+			if s.rec(s.n - 1).dense {
+				dense++
+			}
+			hashedIDs = max(hashedIDs, s.hashedIDs)
 		case op < 95:
 			var k string
 			if len(order) > 0 && r.IntN(2) == 0 {
 				k = order[r.IntN(len(order))].name
 			} else {
-				k = "ID-" + strconv.Itoa(r.IntN(100000))
+				k = randomName(r)
 			}
 			want, ok := names[k]
 			if !ok {
 				want = -1
 			}
-			if got := s.find([]byte(k), s.hashName([]byte(k)), false); got != want {
-				t.Fatalf("find name %q = %d, want %d", k, got, want)
+			if got := lookup(&s, []byte(k)); got != want {
+				t.Fatalf("lookup name %q = %d, want %d", k, got, want)
 			}
 			if got, _ := s.findName([]byte(k)); got != want {
 				t.Fatalf("findName %q = %d, want %d", k, got, want)
@@ -89,10 +98,29 @@ func TestBindingsMatchMaps(t *testing.T) {
 		}
 	}
 	check()
+	if dense == 0 || hashedIDs == 0 {
+		t.Fatalf("%d names added to dense, at most %d IDs in byName: both must be tested", dense, hashedIDs)
+	}
 	for k, want := range names {
-		if got := s.find([]byte(k), s.hashName([]byte(k)), false); got != want {
-			t.Fatalf("find %q = %d, want %d", k, got, want)
+		if got := lookup(&s, []byte(k)); got != want {
+			t.Fatalf("lookup %q = %d, want %d", k, got, want)
 		}
+	}
+}
+
+// randomName is a binding name of the kinds a golden has: ID-n as
+// normalize writes them, near the count of bindings or far past it (where
+// dense does not reach), IDs with a leading zero, and other names.
+func randomName(r *rand.Rand) string {
+	switch k := r.IntN(10); {
+	case k < 6:
+		return "ID-" + strconv.Itoa(r.IntN(100000))
+	case k < 7:
+		return "ID-" + strconv.Itoa(r.IntN(1_000_000_000))
+	case k < 8:
+		return "ID-0" + strconv.Itoa(r.IntN(1000))
+	default:
+		return "CALL-" + strconv.Itoa(r.IntN(100000))
 	}
 }
 

@@ -57,11 +57,12 @@ type Compiler struct {
 	lex        lexer
 	// Prove's scratch: its holes and their pointers, the pointers of the
 	// top-level members, and per member the last value found to hold no
-	// hole.
+	// hole and the last pair of texts proven with holes (provememo.go).
 	proveHoles []Hole
 	provePtrs  []byte
 	ptrTab     [16]string
 	clean      [16][]byte
+	proofs     [16]proofMemo
 }
 
 // Check validates line as jsonv.Parse does (err is Parse's error) and

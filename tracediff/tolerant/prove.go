@@ -62,13 +62,20 @@ func (k *Compiler) prove(m *Matcher, g, a []byte, members []journal.MemberSpan) 
 		}
 		gp += n
 		av := a[vs:ve]
+		ap = ve
+		if !same {
+			if end, ok := k.recallProof(m, s.Member, g, gp, av); ok {
+				gp = end
+				continue
+			}
+		}
+		start, nh := gp, len(k.holes)
 		switch s.Member {
 		case journal.MemberActor, journal.MemberPayload, journal.MemberProvenance, journal.MemberRedaction:
 			if gp, ok = k.proveContainer(m, s.Member, g, gp, av, same); !ok {
 				return false, "", t
 			}
 		default:
-			start := gp
 			var ts string
 			if gp, ts, ok = k.proveScalar(m, s.Member, g, gp, av, same); !ok {
 				return false, "", t
@@ -83,7 +90,9 @@ func (k *Compiler) prove(m *Matcher, g, a []byte, members []journal.MemberSpan) 
 				k.lex.key.SessionID = g[start:gp]
 			}
 		}
-		ap = ve
+		if !same {
+			k.rememberProof(m, s.Member, g, start, gp, av, nh)
+		}
 	}
 	// The closing brace, and nothing after it.
 	if string(g[gp:]) != string(a[ap:]) {
@@ -176,9 +185,16 @@ func (k *Compiler) keepClean(clean *[]byte, v []byte) {
 // starts with a backslash (written \\ or \u005c); an escape \u may spell
 // any of those.
 func literalOnly(v []byte) bool {
-	if bytes.IndexByte(v, '[') >= 0 && (bytes.Contains(v, []byte(`"[`)) || bytes.Contains(v, []byte(AnyRun)) ||
-		bytes.Contains(v, []byte(UUIDToken))) {
-		return false
+	// Each of `"[`, "[..]" and "[UUID]" holds a '[': the text is looked at
+	// around each '[' (arrays hold many), not searched three times.
+	for i := 0; i < len(v); i++ {
+		j := bytes.IndexByte(v[i:], '[')
+		if j < 0 {
+			break
+		}
+		if i += j; i > 0 && v[i-1] == '"' || bytes.HasPrefix(v[i:], []byte(AnyRun)) || bytes.HasPrefix(v[i:], []byte(UUIDToken)) {
+			return false
+		}
 	}
 	if bytes.Contains(v, []byte("...")) { // "..." and "{...}"
 		return false

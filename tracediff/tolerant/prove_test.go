@@ -221,6 +221,41 @@ func TestProveAfterRollback(t *testing.T) {
 	}
 }
 
+// Two events with the same timestamp and golden text: the second is proven
+// with its timestamp too (a pair with a Timestamp hole is not recalled, as
+// the time is the Matcher's), and a pair recalled gives the holes and key
+// its proof gave.
+func TestProveRecallsPairs(t *testing.T) {
+	a := []byte(`{"trace_version":"0.1.0","event_id":"e1","session_id":"s","sequence":0,"timestamp":"2026-01-01T00:00:07Z","type":"session.start","actor":{"kind":"harness","id":"h"},"payload":{},"provenance":{"agent_id":"a","snapshot_id":"x","surface":"sdk","harness_mode":"fake","run_id":"r"},"redaction":{"status":"clean","fields":[]}}`)
+	g := bytes.Replace(a, []byte(`"2026-01-01T00:00:07Z"`), []byte(`"[TIMESTAMP]"`), 1)
+	g = bytes.Replace(g, []byte(`"s"`), []byte(`"[ID-2]"`), 1)
+	g = bytes.Replace(g, []byte(`"r"`), []byte(`"[ID-3]"`), 1)
+	var sc journal.LineScanner
+	members, ok := sc.Members(nil, a)
+	if !ok {
+		t.Fatal("not on the lean path")
+	}
+	var k, ck Compiler
+	want, _, _, _ := ck.Check(nil, nil, g)
+	m := NewMatcher(true)
+	for pass := 0; pass < 3; pass++ {
+		var key LexKey
+		ok, holes, ts, tm := k.Prove(m, g, a, members, &key)
+		if !ok || ts != "2026-01-01T00:00:07Z" || tm.Second() != 7 {
+			t.Fatalf("pass %d: proven %v, timestamp %q %v", pass, ok, ts, tm)
+		}
+		if holesText(holes) != holesText(want) {
+			t.Fatalf("pass %d: holes %s, Check's %s", pass, holesText(holes), holesText(want))
+		}
+		if string(key.SessionID) != `"[ID-2]"` || string(key.RunID) != `"[ID-3]"` || string(key.Sequence) != "0" {
+			t.Fatalf("pass %d: key %q %q %q", pass, key.Sequence, key.SessionID, key.RunID)
+		}
+	}
+	if pm := &k.proofs[journal.MemberSessionID]; pm.m != m || pm.misses != 0 {
+		t.Fatalf("session_id's pair was not remembered (%+v)", pm)
+	}
+}
+
 // literalOnly is false wherever a string of the text could read as a hole
 // or as "...", however it is written.
 func TestLiteralOnly(t *testing.T) {
@@ -247,6 +282,42 @@ func TestLiteralOnly(t *testing.T) {
 	} {
 		if got := literalOnly([]byte(c.v)); got != c.want {
 			t.Errorf("literalOnly(%s) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
+// literalOnly looks at each '[' where it once searched for each of `"[`,
+// "[..]" and "[UUID]": the two agree on texts dense in those bytes.
+func TestLiteralOnlyMatchesSearch(t *testing.T) {
+	bySearch := func(v []byte) bool {
+		if bytes.Contains(v, []byte(`"[`)) || bytes.Contains(v, []byte(AnyRun)) || bytes.Contains(v, []byte(UUIDToken)) ||
+			bytes.Contains(v, []byte("...")) {
+			return false
+		}
+		for i := 0; i < len(v); i++ {
+			if v[i] == '\\' {
+				if i+1 < len(v) && (v[i+1] == '\\' || v[i+1] == 'u') {
+					return false
+				}
+				i++
+			}
+		}
+		return true
+	}
+	r := rand.New(rand.NewPCG(25, 4))
+	alphabet := []byte(`"[]..UUIDx\\u{}:,`)
+	var v []byte
+	for range 200000 {
+		v = v[:0]
+		for range r.IntN(24) {
+			if r.IntN(6) == 0 {
+				v = append(v, []string{AnyRun, UUIDToken, `"[`, "..."}[r.IntN(4)]...)
+				continue
+			}
+			v = append(v, alphabet[r.IntN(len(alphabet))])
+		}
+		if got, want := literalOnly(v), bySearch(v); got != want {
+			t.Fatalf("literalOnly(%q) = %v, the searches say %v", v, got, want)
 		}
 	}
 }

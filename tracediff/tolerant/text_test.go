@@ -214,13 +214,16 @@ func TestMatchTextMatchesMatch(t *testing.T) {
 	t.Logf("%d lines matched by MatchText", fast)
 }
 
+// lookup is the record bound to name, or -1.
+func lookup(s *bindings, name []byte) int { i, _ := s.lookupName(name); return i }
+
 // dumpBindings lists a matcher's bindings in order, each found again by
 // name and by value.
 func dumpBindings(m *Matcher) []string {
 	var out []string
 	for i := 0; i < m.binds.n; i++ {
 		name, canon, ptr := m.binds.bytes(i)
-		out = append(out, fmt.Sprintf("%s=%s@%d%s n%d v%d", name, canon, m.binds.line(i), ptr, m.binds.find(name, m.binds.hashName(name), false), m.binds.find(canon, m.binds.hashVal(canon), true)))
+		out = append(out, fmt.Sprintf("%s=%s@%d%s n%d v%d", name, canon, m.binds.line(i), ptr, lookup(&m.binds, name), m.binds.find(canon, m.binds.hashVal(canon), true)))
 	}
 	return out
 }
