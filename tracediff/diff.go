@@ -128,8 +128,6 @@ func diff(expected, actual Input, opt Options) (*Report, *differ) {
 		opt:   opt,
 		m:     tolerant.NewMatcher(opt.Tolerant),
 		h:     hunker{context: opt.Context, maxLine: opt.MaxLineBytes},
-		eRuns: map[[2]string]int{},
-		aRuns: map[[2]string]int{},
 		rep: &Report{Mode: "events", Tolerant: opt.Tolerant,
 			Expected: FileSummary{File: expected.Name}, Actual: FileSummary{File: actual.Name}, Events: []EventDiff{}},
 	}
@@ -144,7 +142,7 @@ func diff(expected, actual Input, opt Options) (*Report, *differ) {
 	eProblems, aProblems := problems()
 	r := d.rep
 	r.Diff = d.h.finish(expected.Name, actual.Name)
-	r.Expected.Runs, r.Actual.Runs = len(d.eRuns), len(d.aRuns)
+	r.Expected.Runs, r.Actual.Runs = d.eRuns.len(), d.aRuns.len()
 	for _, p := range eProblems {
 		r.Expected.Problems = append(r.Expected.Problems, problemOf(p))
 	}
@@ -269,8 +267,8 @@ type differ struct {
 	m      *tolerant.Matcher
 	h      hunker
 	rep    *Report
-	eRuns  map[[2]string]int
-	aRuns  map[[2]string]int
+	eRuns  runs
+	aRuns  runs
 	lastTS map[int]stamp
 	// The last line of each file seen, for anchoring extra and missing
 	// events.
@@ -338,25 +336,16 @@ type prematch struct {
 	t    time.Time
 }
 
-func runOf(runs map[[2]string]int, k key) int {
-	g := [2]string{k.session, k.run}
-	if i, ok := runs[g]; ok {
-		return i
-	}
-	runs[g] = len(runs)
-	return len(runs) - 1
-}
-
 func (d *differ) run(ec, ac lineCursor) {
 	e, a := ec.next(), ac.next()
 	d.settle(e, a)
 	d.resolve(a, e)
 	er, ar := 0, 0
 	if e != nil {
-		er = d.place(e, d.eRuns, &d.rep.Expected)
+		er = d.place(e, &d.eRuns, &d.rep.Expected)
 	}
 	if a != nil {
-		ar = d.place(a, d.aRuns, &d.rep.Actual)
+		ar = d.place(a, &d.aRuns, &d.rep.Actual)
 	}
 	for (e != nil || a != nil) && d.broken == nil {
 		c := 0
@@ -404,10 +393,10 @@ func (d *differ) run(ec, ac lineCursor) {
 			d.resolve(a, e)
 		}
 		if newE {
-			er = d.place(e, d.eRuns, &d.rep.Expected)
+			er = d.place(e, &d.eRuns, &d.rep.Expected)
 		}
 		if newA {
-			ar = d.place(a, d.aRuns, &d.rep.Actual)
+			ar = d.place(a, &d.aRuns, &d.rep.Actual)
 		}
 	}
 	// After a line that cannot be aligned, count the rest.
@@ -421,7 +410,7 @@ func (d *differ) run(ec, ac lineCursor) {
 }
 
 // place counts a line and returns its run, or marks the comparison broken.
-func (d *differ) place(l *srcLine, runs map[[2]string]int, f *FileSummary) int {
+func (d *differ) place(l *srcLine, rs *runs, f *FileSummary) int {
 	f.Events++
 	if !l.keyOK {
 		if d.broken == nil {
@@ -429,7 +418,7 @@ func (d *differ) place(l *srcLine, runs map[[2]string]int, f *FileSummary) int {
 		}
 		return -1
 	}
-	return runOf(runs, l.k)
+	return rs.of(l.k).index
 }
 
 // detail counts a difference of the kind and reports whether it is kept

@@ -20,14 +20,14 @@ func Scan(in Input, golden bool, fn func(ev *Event)) (events int, problems []Pro
 	s := newSource(in, !golden, golden, true)
 	go s.run()
 	c := &cursor{s: s}
-	runs := map[[2]string]int{}
+	var rs runs
 	var ev Event
 	for l := c.next(); l != nil; l = c.next() {
 		events++
 		if !l.valOK || !l.keyOK {
 			continue
 		}
-		ev = Event{Line: l.num, Run: runOf(runs, l.k), Sequence: l.k.seq, Value: l.val}
+		ev = Event{Line: l.num, Run: rs.of(l.k).index, Sequence: l.k.seq, Value: l.val}
 		fn(&ev)
 	}
 	for _, p := range s.problems {

@@ -39,7 +39,7 @@ type goldenCheck struct {
 }
 
 func newGoldenCheck(src *source) *goldenCheck {
-	g := &goldenCheck{src: src, shape: shapeChecker{file: src.name, next: map[[2]string]int64{}}}
+	g := &goldenCheck{src: src, shape: shapeChecker{file: src.name}}
 	g.chk = source{name: src.name, golden: true, compile: true}
 	return g
 }

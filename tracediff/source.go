@@ -144,7 +144,7 @@ func (s *source) run() {
 	}
 	var shape *shapeChecker
 	if s.golden && !s.lex {
-		shape = &shapeChecker{file: s.name, next: map[[2]string]int64{}}
+		shape = &shapeChecker{file: s.name}
 	}
 	rd := journal.NewReader(r)
 	b := <-s.free
@@ -307,7 +307,7 @@ func identity(v jsonv.Value) string {
 // describing an invalid event can never pass.
 type shapeChecker struct {
 	file  string
-	next  map[[2]string]int64
+	runs  runs
 	lines int
 	errs  []*journal.Error
 }
@@ -355,11 +355,11 @@ func isBlank(b []byte) bool {
 // inOrder reports whether sequence k.seq is the next of its run, and if
 // so counts it as check does; otherwise it changes nothing.
 func (c *shapeChecker) inOrder(k key) bool {
-	g := [2]string{k.session, k.run}
-	if c.next[g] != k.seq {
+	u := c.runs.of(k)
+	if u.next != k.seq {
 		return false
 	}
-	c.next[g] = k.seq + 1
+	u.next = k.seq + 1
 	return true
 }
 
@@ -378,9 +378,9 @@ func (c *shapeChecker) check(l *srcLine, v jsonv.Value) {
 			Msg: "a tolerant golden's sequence must be a literal integer: the events are aligned by it"})
 		return
 	}
-	g := [2]string{l.k.session, l.k.run}
-	want := c.next[g]
-	c.next[g] = l.k.seq + 1
+	u := c.runs.of(l.k)
+	want := u.next
+	u.next = l.k.seq + 1
 	if l.k.seq != want {
 		c.add(&journal.Error{File: c.file, Line: l.num, EventID: id, Code: journal.SequenceGap, Pointer: "/sequence",
 			Msg: fmt.Sprintf("sequence %d where %d was expected: sequences start at 0 and are contiguous", l.k.seq, uint64(want))})
