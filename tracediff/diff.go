@@ -125,9 +125,9 @@ func Diff(expected, actual Input, opt Options) *Report {
 func diff(expected, actual Input, opt Options) (*Report, *differ) {
 	opt = opt.withDefaults()
 	d := &differ{
-		opt:   opt,
-		m:     tolerant.NewMatcher(opt.Tolerant),
-		h:     hunker{context: opt.Context, maxLine: opt.MaxLineBytes},
+		opt: opt,
+		m:   tolerant.NewMatcher(opt.Tolerant),
+		h:   hunker{context: opt.Context, maxLine: opt.MaxLineBytes},
 		rep: &Report{Mode: "events", Tolerant: opt.Tolerant,
 			Expected: FileSummary{File: expected.Name}, Actual: FileSummary{File: actual.Name}, Events: []EventDiff{}},
 	}
