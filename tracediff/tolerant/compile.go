@@ -237,7 +237,7 @@ func (m *Matcher) fill(h *Hole, act []byte, plainStr bool) bool {
 			return false
 		}
 		var ok bool
-		m.ts, ok = ParseTimestamp(view(plain))
+		m.ts, ok = m.clock.parse(view(plain))
 		return ok
 	case UUID:
 		return isPlain && IsUUID(view(plain))

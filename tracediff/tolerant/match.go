@@ -44,6 +44,7 @@ type Matcher struct {
 	ptrs  []byte
 	comp  Compiler
 	ts    time.Time // the last Timestamp hole's time (MatchHoles)
+	clock dayClock  // reads the Timestamp holes' values
 	spans [][2]int  // the actual values of the last MatchHoles' holes
 	ptr   []byte    // the pointer being visited
 	canon []byte    // scratch for a value's canonical JSON

@@ -190,6 +190,41 @@ func parseSecondZ(s string) (time.Time, bool) {
 	return t, true
 }
 
+// dayClock is ParseTimestamp for the timestamps of one trace, which
+// mostly share their date: a 2006-01-02T15:04:05Z of the date read last
+// is that date's midnight plus its time of day, without time.Date's
+// calendar arithmetic (FuzzDayClock: the same time as ParseTimestamp).
+type dayClock struct {
+	date     string // the date part of the last 2006-01-02T15:04:05Z read; "": none
+	midnight time.Time
+}
+
+func (c *dayClock) parse(s string) (time.Time, bool) {
+	if len(s) == 20 && c.date != "" && s[:10] == c.date && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == 'Z' {
+		h, mi, sec := twoDigits(s[11:13]), twoDigits(s[14:16]), twoDigits(s[17:19])
+		if h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59 {
+			return c.midnight.Add(time.Duration(h*3600+mi*60+sec) * time.Second), true
+		}
+	}
+	t, ok := parseSecondZ(s)
+	if !ok {
+		return parseTimestamp(s)
+	}
+	if c.date != s[:10] {
+		c.date = strings.Clone(s[:10]) // s may be a view of a line
+		c.midnight = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	return t, true
+}
+
+// twoDigits is the number two decimal digits spell, or -1.
+func twoDigits(s string) int {
+	if s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
+		return -1
+	}
+	return int(s[0]-'0')*10 + int(s[1]-'0')
+}
+
 // parseTimestamp is ParseTimestamp by time.Parse.
 func parseTimestamp(s string) (time.Time, bool) {
 	if len(s) < 20 || len(s) > 64 {

@@ -33,6 +33,10 @@ type proofMemo struct {
 	holes   []Hole // offsets from the golden text's start; strings views of buf
 	runID   [2]int // provenance's run_id in the golden text; runID[0] < 0: none
 	misses  int    // lines in a row where the member held another pair
+	// fresh: remembered since the last try. A member whose pair keeps
+	// changing (an event_id, a timestamp) is tried only when fresh, once
+	// it has missed memoMissRun times in a row.
+	fresh bool
 }
 
 // recallProof appends the holes of the pair remembered for member when
@@ -40,9 +44,11 @@ type proofMemo struct {
 // returns the index past the golden's value.
 func (k *Compiler) recallProof(m *Matcher, member journal.Member, g []byte, gp int, av []byte) (int, bool) {
 	pm := &k.proofs[member]
-	if pm.m == nil {
+	if pm.m == nil || pm.misses > memoMissRun && !pm.fresh {
+		pm.misses++
 		return 0, false
 	}
+	pm.fresh = false
 	end := gp + pm.gLen
 	if pm.m != m || pm.forgets != m.binds.forgets || string(pm.buf[pm.gLen:pm.aEnd]) != string(av) ||
 		end > len(g) || string(g[gp:end]) != string(pm.buf[:pm.gLen]) {
@@ -103,7 +109,7 @@ func (k *Compiler) rememberProof(m *Matcher, member journal.Member, g []byte, gs
 		at += len(h.Ptr)
 		holes = append(holes, h)
 	}
-	*pm = proofMemo{m: m, forgets: m.binds.forgets, gLen: gLen, aEnd: aEnd, buf: buf, holes: holes, runID: [2]int{-1, -1}, misses: pm.misses}
+	*pm = proofMemo{m: m, forgets: m.binds.forgets, gLen: gLen, aEnd: aEnd, buf: buf, holes: holes, runID: [2]int{-1, -1}, misses: pm.misses, fresh: true}
 	if r := k.lex.key.RunID; member == journal.MemberProvenance && r != nil {
 		if off := offsetIn(g, r); off >= gs && off+len(r) <= ge {
 			pm.runID = [2]int{off - gs, off - gs + len(r)}

@@ -157,6 +157,48 @@ func FuzzParseSecondZ(f *testing.F) {
 	})
 }
 
+// A dayClock reads what ParseTimestamp reads, the same instant, whichever
+// date it read last: every second of a day after a time of that day, of
+// the next day, and times that only look like one.
+func TestDayClockIsParseTimestamp(t *testing.T) {
+	var c dayClock
+	check := func(s string) {
+		t.Helper()
+		got, ok := c.parse(s)
+		want, wantOK := ParseTimestamp(s)
+		if ok != wantOK || got != want {
+			t.Fatalf("after %q: parse(%q) = %v %v, ParseTimestamp %v %v", c.date, s, got, ok, want, wantOK)
+		}
+	}
+	for _, day := range []string{"2026-08-10", "2026-08-11", "2024-02-29", "2016-12-31"} {
+		check(day + "T12:00:00Z")
+		for sec := 0; sec < 86400; sec += 7 {
+			check(fmt.Sprintf("%sT%02d:%02d:%02dZ", day, sec/3600, sec/60%60, sec%60))
+		}
+		for _, tail := range []string{"T24:00:00Z", "T23:60:00Z", "T23:59:60Z", "T2a:00:00Z", "T23:59:59z", "T23:59:59.5Z", "t23:59:59Z", "T23-59:59Z", "T23:59:59+00:00"} {
+			check(day + tail)
+			check(day + "T00:00:01Z")
+		}
+	}
+}
+
+// FuzzDayClock: after any timestamp, a dayClock reads any other as
+// ParseTimestamp does.
+func FuzzDayClock(f *testing.F) {
+	f.Add("2026-08-10T00:00:00Z", "2026-08-10T23:59:59Z")
+	f.Add("2024-02-29T23:59:59Z", "2024-02-29T23:59:60Z")
+	f.Add("2026-08-10T00:00:00Z", "2026-08-10T00:00:00.5Z")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var c dayClock
+		c.parse(a)
+		got, ok := c.parse(b)
+		want, wantOK := ParseTimestamp(b)
+		if ok != wantOK || got != want {
+			t.Fatalf("after %q: parse(%q) = %v %v, ParseTimestamp %v %v", a, b, got, ok, want, wantOK)
+		}
+	})
+}
+
 // miss is a Mismatch as the tests write it.
 type miss struct {
 	Pointer, Expected, Actual, Reason string
