@@ -51,11 +51,18 @@ type bindings struct {
 	// byName only when there are any.
 	dense     []uint32
 	hashedIDs int
+
+	// forms hold the values that end in a number (numbered.go).
+	forms          []numberedForm
+	lastForm       int
+	numberedLen    int // the forms' slices' lengths, summed
+	hashedNumbered int
 }
 
 type table struct {
 	slots []uint32 // record number + 1; 0 is empty
 	tags  []uint8  // the top byte of the slot's hash
+	n     int      // records held
 }
 
 type bindRec struct {
@@ -66,6 +73,7 @@ type bindRec struct {
 	line     uint32 // math.MaxUint32: in bigLines
 	nameLen  uint8  // names are at most maxNameLen bytes
 	dense    bool   // the name is in dense, not byName
+	numbered bool   // the value is in a numbered form's slice, not byVal
 }
 
 const (
@@ -225,7 +233,7 @@ func (s *bindings) remember(i int) {
 }
 
 // add records a binding; name must not be bound, nor canon bound to a
-// name. hn and hv are their hashes (hn 0: not computed).
+// name. hn and hv are their hashes (0: not computed).
 func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 	id, isID := idNumber(name)
 	dense := isID && id < s.denseRoom()
@@ -288,15 +296,29 @@ func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 	case isID:
 		s.hashedIDs++
 	}
-	if 4*s.n > 3*len(s.byVal.slots) {
-		s.rehash(max(64, 2*len(s.byVal.slots)))
+	if !dense {
+		s.insert(&s.byName, hn, false)
+	}
+	if s.placeNumbered(canon, s.n) {
+		s.rec(s.n - 1).numbered = true
 	} else {
-		if !dense {
-			s.byName.insert(hn, s.n)
+		if hv == 0 {
+			hv = s.hashVal(canon)
+			s.rec(s.n - 1).hv = hv
 		}
-		s.byVal.insert(hv, s.n)
+		s.insert(&s.byVal, hv, true)
 	}
 	s.remember(s.n - 1)
+}
+
+// insert puts the newest record in t, under hash h, growing t first
+// when it is three quarters full.
+func (s *bindings) insert(t *table, h uint32, byValue bool) {
+	if 4*(t.n+1) > 3*len(t.slots) {
+		s.rehash(t, max(64, 2*len(t.slots)), byValue)
+	}
+	t.insert(h, s.n)
+	t.n++
 }
 
 func (t *table) insert(h uint32, r int) {
@@ -308,16 +330,17 @@ func (t *table) insert(h uint32, r int) {
 	t.slots[i], t.tags[i] = uint32(r), uint8(h>>24)
 }
 
-// rehash builds both tables anew with size slots (a power of two).
-func (s *bindings) rehash(size int) {
-	s.byName = table{slots: make([]uint32, size), tags: make([]uint8, size)}
-	s.byVal = table{slots: make([]uint32, size), tags: make([]uint8, size)}
-	for i := 0; i < s.n; i++ {
-		r := s.rec(i)
-		if !r.dense {
-			s.byName.insert(r.hn, i+1)
+// rehash builds t (byName, or byVal) anew with size slots (a power of
+// two), from the records before the newest.
+func (s *bindings) rehash(t *table, size int, byValue bool) {
+	*t = table{slots: make([]uint32, size), tags: make([]uint8, size), n: t.n}
+	for i := 0; i < s.n-1; i++ {
+		switch r := s.rec(i); {
+		case byValue && !r.numbered:
+			t.insert(r.hv, i+1)
+		case !byValue && !r.dense:
+			t.insert(r.hn, i+1)
 		}
-		s.byVal.insert(r.hv, i+1)
 	}
 }
 
@@ -334,7 +357,7 @@ func (s *bindings) truncate(mark int) {
 	for s.n > mark {
 		i := s.n - 1
 		r := s.rec(i)
-		name, _ := s.nameCanon(i)
+		name, canon := s.nameCanon(i)
 		id, isID := idNumber(name)
 		switch {
 		case r.dense:
@@ -345,7 +368,10 @@ func (s *bindings) truncate(mark int) {
 		default:
 			s.remove(&s.byName, r.hn, i+1, false)
 		}
-		s.remove(&s.byVal, r.hv, i+1, true)
+		s.unplaceNumbered(canon, r.numbered)
+		if !r.numbered {
+			s.remove(&s.byVal, r.hv, i+1, true)
+		}
 		c := r.off >> 32
 		s.arena[c] = s.arena[c][:r.off&(1<<32-1)]
 		if len(s.arena[c]) == 0 && int(c) == len(s.arena)-1 {
@@ -377,4 +403,5 @@ func (s *bindings) remove(t *table, h uint32, r int, byValue bool) {
 		}
 	}
 	t.slots[i] = 0
+	t.n--
 }

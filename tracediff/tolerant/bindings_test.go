@@ -28,16 +28,20 @@ func TestBindingsMatchMaps(t *testing.T) {
 			if got := lookup(&s, n); got != i {
 				t.Fatalf("lookup of record %d's name %q = %d", i, n, got)
 			}
+			if got := lookupV(&s, c); got != i {
+				t.Fatalf("lookup of record %d's value %q = %d", i, c, got)
+			}
 		}
 	}
-	// Both homes of an ID name must be met: dense, and byName past it.
-	var dense, hashedIDs int
+	// Both homes of an ID name must be met: dense, and byName past it;
+	// and of a numbered value: its form's slice, and byVal.
+	var dense, hashedIDs, numbered, hashedNumbered int
 	big := strings.Repeat("x", arenaChunk+10)
 	for step := 0; step < 200000; step++ {
 		switch op := r.IntN(100); {
 		case op < 60:
 			name := randomName(r)
-			canon := `"v` + strconv.Itoa(r.IntN(100000)) + `"`
+			canon := randomValue(r)
 			if step%50000 == 7 {
 				canon = `"` + big + `"`
 			}
@@ -62,7 +66,11 @@ func TestBindingsMatchMaps(t *testing.T) {
 			if s.rec(s.n - 1).dense {
 				dense++
 			}
+			if s.rec(s.n - 1).numbered {
+				numbered++
+			}
 			hashedIDs = max(hashedIDs, s.hashedIDs)
+			hashedNumbered = max(hashedNumbered, s.hashedNumbered)
 		case op < 95:
 			var k string
 			if len(order) > 0 && r.IntN(2) == 0 {
@@ -82,7 +90,7 @@ func TestBindingsMatchMaps(t *testing.T) {
 			}
 			if len(order) > 0 {
 				c := order[r.IntN(len(order))].canon
-				if got := s.find([]byte(c), s.hashVal([]byte(c)), true); got != vals[c] {
+				if got := lookupV(&s, []byte(c)); got != vals[c] {
 					t.Fatalf("find value = %d, want %d", got, vals[c])
 				}
 			}
@@ -98,8 +106,9 @@ func TestBindingsMatchMaps(t *testing.T) {
 		}
 	}
 	check()
-	if dense == 0 || hashedIDs == 0 {
-		t.Fatalf("%d names added to dense, at most %d IDs in byName: both must be tested", dense, hashedIDs)
+	if dense == 0 || hashedIDs == 0 || numbered == 0 || hashedNumbered == 0 {
+		t.Fatalf("%d names added to dense, at most %d IDs in byName, %d values numbered, at most %d numbered in byVal: all must be tested",
+			dense, hashedIDs, numbered, hashedNumbered)
 	}
 	for k, want := range names {
 		if got := lookup(&s, []byte(k)); got != want {
@@ -121,6 +130,30 @@ func randomName(r *rand.Rand) string {
 		return "ID-0" + strconv.Itoa(r.IntN(1000))
 	default:
 		return "CALL-" + strconv.Itoa(r.IntN(100000))
+	}
+}
+
+// randomValue is a canonical value of the kinds bindings hold: ids that
+// count up, numbers, UUID-like texts whose last digits follow a letter,
+// numbers too long for a slot, ids of more forms than the slices hold,
+// and texts with no number at the end.
+func randomValue(r *rand.Rand) string {
+	n := strconv.Itoa(r.IntN(100000))
+	switch k := r.IntN(10); {
+	case k < 4:
+		return `"evt-` + n + `"`
+	case k < 5:
+		return n
+	case k < 6:
+		return `"9f0c-4ab` + n + `"`
+	case k < 7:
+		return `"v` + strconv.Itoa(1_000_000_000+r.IntN(100000)) + `"`
+	case k < 8:
+		return `"f` + strconv.Itoa(r.IntN(2*maxNumberedForms)) + `-` + n + `"`
+	case k < 9:
+		return `"evt-` + strconv.Itoa(1_000_000+r.IntN(1_000_000)) + `"` // past the slices' room, early on
+	default:
+		return `"` + n + `-x"`
 	}
 }
 
@@ -147,6 +180,33 @@ func BenchmarkBindTrace(b *testing.B) {
 				m.bindCanonAt(names[3], []byte(`"run"`), ptr) != "" || m.bindCanonAt(names[i-1], vals[i-1], ptr) != "" && i > 4 {
 				b.Fatal("a binding failed")
 			}
+		}
+	}
+}
+
+// numberOf: which values count up in a slice, and what form they have.
+func TestNumberOf(t *testing.T) {
+	for _, c := range []struct {
+		canon          string
+		prefix, suffix string
+		digits, n      int
+		ok             bool
+	}{
+		{`"evt-000123"`, `"evt-`, `"`, 6, 123, true},
+		{`"evt-7"`, `"evt-`, `"`, 1, 7, true},
+		{`123`, ``, ``, 3, 123, true},
+		{`"999999999"`, `"`, `"`, 9, 999999999, true},
+		{`"1234567890"`, "", "", 0, 0, false}, // ten digits: past a slot's number
+		{`"3f2a9c1e-1b2c-4d5e-8f90-1a2b3c4d5e67"`, "", "", 0, 0, false}, // a UUID's hex before the digits
+		{`"call_A12"`, "", "", 0, 0, false},
+		{`"call_x12"`, `"call_x`, `"`, 2, 12, true},
+		{`"12-x"`, "", "", 0, 0, false},
+		{`""`, "", "", 0, 0, false},
+		{``, "", "", 0, 0, false},
+	} {
+		prefix, suffix, digits, n, ok := numberOf([]byte(c.canon))
+		if ok != c.ok || ok && (string(prefix) != c.prefix || string(suffix) != c.suffix || digits != c.digits || n != c.n) {
+			t.Errorf("numberOf(%s) = %q %q %d %d %v, want %q %q %d %d %v", c.canon, prefix, suffix, digits, n, ok, c.prefix, c.suffix, c.digits, c.n, c.ok)
 		}
 	}
 }

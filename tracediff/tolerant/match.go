@@ -225,14 +225,14 @@ func (m *Matcher) bindCanonAt(name string, canon, ptr []byte) string {
 			return ""
 		}
 		b := m.binds.binding(i)
-		if o := m.binds.find(canon, m.binds.hashVal(canon), true); o >= 0 {
+		if o, _ := m.binds.lookupVal(canon); o >= 0 {
 			return fmt.Sprintf("[%s] is bound to %s (%s) and this value to [%s] (%s): a mix-up of the two",
 				name, cut(b.canon, 60), where(b), m.binds.name(o), where(m.binds.binding(o)))
 		}
 		return fmt.Sprintf("[%s] is bound to %s (%s)", name, cut(b.canon, 60), where(b))
 	}
-	hv := m.binds.hashVal(canon)
-	if o := m.binds.find(canon, hv, true); o >= 0 {
+	o, hv := m.binds.lookupVal(canon)
+	if o >= 0 {
 		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", m.binds.name(o), where(m.binds.binding(o)))
 	}
 	m.binds.add(nb, canon, ptr, m.Line, hn, hv)

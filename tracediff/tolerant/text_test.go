@@ -214,8 +214,10 @@ func TestMatchTextMatchesMatch(t *testing.T) {
 	t.Logf("%d lines matched by MatchText", fast)
 }
 
-// lookup is the record bound to name, or -1.
-func lookup(s *bindings, name []byte) int { i, _ := s.lookupName(name); return i }
+// lookup is the record bound to name, or -1; lookupV the record whose
+// value is canon.
+func lookup(s *bindings, name []byte) int   { i, _ := s.lookupName(name); return i }
+func lookupV(s *bindings, canon []byte) int { i, _ := s.lookupVal(canon); return i }
 
 // dumpBindings lists a matcher's bindings in order, each found again by
 // name and by value.
@@ -223,7 +225,7 @@ func dumpBindings(m *Matcher) []string {
 	var out []string
 	for i := 0; i < m.binds.n; i++ {
 		name, canon, ptr := m.binds.bytes(i)
-		out = append(out, fmt.Sprintf("%s=%s@%d%s n%d v%d", name, canon, m.binds.line(i), ptr, lookup(&m.binds, name), m.binds.find(canon, m.binds.hashVal(canon), true)))
+		out = append(out, fmt.Sprintf("%s=%s@%d%s n%d v%d", name, canon, m.binds.line(i), ptr, lookup(&m.binds, name), lookupV(&m.binds, canon)))
 	}
 	return out
 }
