@@ -196,7 +196,7 @@ func TestNumberOf(t *testing.T) {
 		{`"evt-7"`, `"evt-`, `"`, 1, 7, true},
 		{`123`, ``, ``, 3, 123, true},
 		{`"999999999"`, `"`, `"`, 9, 999999999, true},
-		{`"1234567890"`, "", "", 0, 0, false}, // ten digits: past a slot's number
+		{`"1234567890"`, "", "", 0, 0, false},                           // ten digits: past a slot's number
 		{`"3f2a9c1e-1b2c-4d5e-8f90-1a2b3c4d5e67"`, "", "", 0, 0, false}, // a UUID's hex before the digits
 		{`"call_A12"`, "", "", 0, 0, false},
 		{`"call_x12"`, `"call_x`, `"`, 2, 12, true},
