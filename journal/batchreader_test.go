@@ -58,6 +58,37 @@ func byBatches(r io.Reader, max, first int, off int64) (readLines, int) {
 	}
 }
 
+// byBatchReader reads as BatchReader's users do (tracediff's sources),
+// checking that no line's Raw reaches past the line.
+func byBatchReader(t *testing.T, r io.Reader, max, first int, off int64) readLines {
+	rd := NewBatchReader(r)
+	rd.br.max, rd.br.num, rd.br.base = max, first, off
+	var got readLines
+	var buf []byte
+	var lines []Line
+	for {
+		var end bool
+		var err error
+		lines, end, err = rd.Next(&buf, lines[:0])
+		for _, l := range lines {
+			if cap(l.Raw) != len(l.Raw) {
+				t.Fatalf("line %d: Raw has room for %d more bytes past the line", l.Num, cap(l.Raw)-len(l.Raw))
+			}
+			l.Raw = bytes.Clone(l.Raw)
+			got.Lines = append(got.Lines, l)
+		}
+		if end {
+			if err != nil {
+				got.Err = err.Error()
+			}
+			if lines, end2, err2 := rd.Next(&buf, nil); len(lines) != 0 || !end2 || err2 != err {
+				t.Fatalf("after the end: %d lines, end %v, %v (want none, true, %v)", len(lines), end2, err2, err)
+			}
+			return got
+		}
+	}
+}
+
 // TestBatchReaderMatchesReader: the pipeline and CheckFiles read whole
 // batches with batchReader, and must see the lines, numbers, offsets, torn
 // tails, line limit and errors that Reader gives, however the input is cut
@@ -119,6 +150,9 @@ func TestBatchReaderMatchesReader(t *testing.T) {
 				got, batches := byBatches(open(), max, 7, 1000)
 				if diff := cmp.Diff(want, got, rawEqual); diff != "" {
 					t.Errorf("batches differ from Reader (-Reader +batches):\n%s", diff)
+				}
+				if diff := cmp.Diff(want, byBatchReader(t, open(), max, 7, 1000), rawEqual); diff != "" {
+					t.Errorf("BatchReader differs from Reader (-Reader +BatchReader):\n%s", diff)
 				}
 				if n := len(want.Lines); n > batchLines && batches < 2 {
 					t.Errorf("%d lines in %d batch", n, batches)

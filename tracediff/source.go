@@ -1,8 +1,8 @@
 package tracediff
 
-// One side of a comparison: a goroutine reads the file once, line by line
-// (journal.Reader: the same line numbers, torn tails and line limit as
-// validate), extracts each line's alignment key, parses it when the
+// One side of a comparison: a goroutine reads the file once, a batch of
+// lines at a time (journal.BatchReader: the same line numbers, torn tails
+// and line limit as validate), extracts each line's alignment key, parses it when the
 // comparison needs the value, and hands the lines over in batches from a
 // fixed pool, so memory is bounded by the pool and the longest line.
 //
@@ -24,9 +24,10 @@ import (
 )
 
 const (
-	sourceBatchBytes = 256 << 10
-	sourceBatchLines = 1024
-	sourcePool       = 4
+	sourcePool = 4 // batches (journal.BatchReader's) a side holds at most
+	// bigSourceBatch: a batch buffer that grew past this (a very long
+	// line) is let go once used.
+	bigSourceBatch = 4 << 20
 )
 
 // key places a line in its file: the run (its session and run identity as
@@ -146,34 +147,35 @@ func (s *source) run() {
 	if s.golden && !s.lex {
 		shape = &shapeChecker{file: s.name}
 	}
-	rd := journal.NewReader(r)
-	b := <-s.free
-	b.buf, b.lines, b.holes, b.ptrs = b.buf[:0], b.lines[:0], b.holes[:0], b.ptrs[:0]
-	for {
-		l, err := rd.Next()
+	rd := journal.NewBatchReader(r)
+	var lines []journal.Line
+	for end := false; !end; {
+		b := <-s.free
+		if cap(b.buf) > bigSourceBatch {
+			b.buf = nil // a very long line's: not kept for the rest
+		}
+		b.lines, b.holes, b.ptrs = b.lines[:0], b.holes[:0], b.ptrs[:0]
+		var err error
+		lines, end, err = rd.Next(&b.buf, lines[:0])
+		for _, l := range lines {
+			sl := srcLine{num: l.Num, raw: l.Raw, torn: l.Torn}
+			s.fill(&sl, shape, b)
+			b.lines = append(b.lines, sl)
+		}
+		clear(lines) // the batch's bytes are the consumer's now
+		if len(b.lines) > 0 {
+			s.out <- b
+		} else {
+			s.free <- b
+		}
 		if err != nil {
 			switch {
-			case err == io.EOF:
 			case shape != nil:
 				shape.add(s.readProblem(err))
 			case s.lex:
 				s.readErr = s.readProblem(err)
 			}
-			break
 		}
-		if len(b.lines) >= sourceBatchLines || len(b.buf) >= sourceBatchBytes {
-			s.out <- b
-			b = <-s.free
-			b.buf, b.lines, b.holes, b.ptrs = b.buf[:0], b.lines[:0], b.holes[:0], b.ptrs[:0]
-		}
-		a := len(b.buf)
-		b.buf = append(b.buf, l.Raw...)
-		sl := srcLine{num: l.Num, raw: b.buf[a:len(b.buf):len(b.buf)], torn: l.Torn}
-		s.fill(&sl, shape, b)
-		b.lines = append(b.lines, sl)
-	}
-	if len(b.lines) > 0 {
-		s.out <- b
 	}
 	if s.validate {
 		// Whatever stopped the line reader, the validator sees the rest.

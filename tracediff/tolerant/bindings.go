@@ -14,8 +14,11 @@ import (
 // pointers interned (a trace binds at a handful of places), the records in
 // chunks, and two open-addressing tables of record numbers, each slot with
 // a byte of its hash beside it so that a probe seldom reads a record
-// (linear probing, deletion by backward shift, for Rollback). About 24
-// bytes a binding, its name and value, and 5-10 bytes of tables.
+// (linear probing, deletion by backward shift, for Rollback). Names ID-n
+// and values that end in a number (numbered.go), most of what a
+// normalized golden binds, are found by their number in slices instead,
+// where consecutive ids are neighbours. About 32 bytes a binding, its
+// name and value, and 5-16 bytes of tables and slices.
 type bindings struct {
 	seed   maphash.Seed
 	arena  [][]byte    // chunks of name+canon (+ptr, when not interned) bytes
