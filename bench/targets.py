@@ -14,7 +14,8 @@ Parts (all by default, in this order):
   rss    peak RSS of lint and import on 1 GB of each format.
   diff   diff --normalize against exact diff (CPU, paired) and its peak RSS
          at 200k events; exact diff against GNU diff (wall, paired) on the
-         same pair, 3 events differing.
+         same pair, 3 events differing. Three times --runs rounds: each
+         command takes under a second.
   side   replay --json and fingerprint against the streaming Python peer
          (bench/peer.py --json) on 1M events with UUID ids: the peer's wall
          time over tracecheck's, pair by pair (the definition of bench/run.py
@@ -149,6 +150,10 @@ def rss_part(v, tc, outdir, keep):
 
 def diff_part(v, tc, outdir, runs):
     events = 200000
+    # Three times the rounds: each command takes under a second, and the
+    # ratio of two sub-second CPU times moves by a third from round to
+    # round on a shared machine.
+    runs *= 3
     print("\n## diff, %d events, 3 differ (%d rounds)\n" % (events, runs))
     a = os.path.join(outdir, "diff-a-%d.jsonl" % events)
     b = os.path.join(outdir, "diff-b-%d.jsonl" % events)
