@@ -357,5 +357,19 @@ func FuzzProve(f *testing.F) {
 		if !gotOK && prover.Bindings() != 0 {
 			t.Fatalf("Prove answered false and kept %d bindings", prover.Bindings())
 		}
+		// The same line again, as a run repeats its members: what Prove
+		// remembered of the first (provememo.go) must give what Check and
+		// MatchHoles give the second time.
+		if wantOK {
+			wantOK, _, _ = oracle.MatchHoles(g, holes, a)
+		}
+		gotOK, gotHoles, _, _ = pk.Prove(prover, g, a, members, &key)
+		if gotOK && !wantOK {
+			t.Fatalf("the second time, Prove accepts what Check and MatchHoles do not:\n%s\n%s", g, a)
+		}
+		if gotOK && (holesText(gotHoles) != holesText(holes) || bindingsText(prover) != bindingsText(oracle)) {
+			t.Fatalf("the second time, holes %s and bindings %s; Check's %s, MatchHoles's %s",
+				holesText(gotHoles), bindingsText(prover), holesText(holes), bindingsText(oracle))
+		}
 	})
 }
