@@ -22,7 +22,8 @@ Parts (all by default, in this order):
          and of issue 13), the CPU ratio beside it; peak RSS.
   model  model serve against a plain net/http handler serving the same
          answer (bench/modelload -server pair: 50 clients, 5,000 requests,
-         the trace written), whole and streamed.
+         the trace written), whole and streamed; three times --runs
+         rounds.
 
 Each command runs as a child measured by wait4 (CPU = user + system, wall,
 peak RSS); a round runs a command and its peer one after the other, in an
@@ -220,6 +221,7 @@ def side_part(v, tc, outdir, runs):
 
 
 def model_part(v, ml, runs):
+    runs *= 3  # each round is two fifths of a second: more of them, for a steadier median
     print("\n## model serve against a plain net/http handler (50 clients, 5,000 requests, %d rounds)\n" % runs)
     for mode in ("whole", "stream"):
         p = subprocess.run([ml, "-server", "pair", "-mode", mode, "-c", "50", "-n", "5000", "-rounds", str(runs)],
