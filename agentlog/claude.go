@@ -81,6 +81,20 @@ const (
 	claudeKeyCount
 )
 
+// claudeMessageKeys are the keys read of a record's message, and
+// claudeBlockKeys of a content block (blockKeys' and a tool result's).
+var (
+	claudeMessageKeys = jsonpeek.NewKeys("content", "model")
+	claudeBlockKeys   = blockKeys("input", "tool_use_id", "content", "is_error")
+)
+
+const (
+	cbToolUseID = blockKeyCount + iota
+	cbContent
+	cbIsError
+	claudeBlockKeyCount
+)
+
 func decodeClaude(rec *Record) {
 	r := rec.Root
 	var f [claudeKeyCount]jsonpeek.Value
@@ -102,11 +116,12 @@ func decodeClaude(rec *Record) {
 		rec.Unknown = true
 		return
 	}
-	msg := f[cMessage]
+	var mf [2]jsonpeek.Value
+	f[cMessage].Lookup(claudeMessageKeys, mf[:])
+	content, model := mf[0], mf[1]
 	switch typ {
 	case "user":
 		rec.Leaf = rec.HasID
-		content := msg.Get("content")
 		if f[cIsCompactSummary].True() {
 			rec.IsSummary = true
 			rec.add(Item{Kind: ItemCompaction, Body: content, Text: "summary"})
@@ -118,8 +133,10 @@ func decodeClaude(rec *Record) {
 		}
 		userText := false
 		content.Elems(func(_ int, b jsonpeek.Value) bool {
-			if b.Get("type").Is("tool_result") {
-				rec.add(Item{Kind: ItemResult, CallID: str(b, "tool_use_id"), Body: b.Get("content"), IsError: b.Get("is_error").True()})
+			var bf [claudeBlockKeyCount]jsonpeek.Value
+			b.Lookup(claudeBlockKeys, bf[:])
+			if bf[bType].Is("tool_result") {
+				rec.add(Item{Kind: ItemResult, CallID: bf[cbToolUseID].Str(), Body: bf[cbContent], IsError: bf[cbIsError].True()})
 			} else {
 				userText = true
 			}
@@ -134,7 +151,7 @@ func decodeClaude(rec *Record) {
 		}
 	case "assistant":
 		rec.Leaf = rec.HasID
-		if m := rec.in.str(msg.Get("model")); m != claudeSyntheticModel {
+		if m := rec.in.str(model); m != claudeSyntheticModel {
 			rec.Model = m
 		}
 		if f[cIsAPIErrorMessage].True() {
@@ -146,12 +163,12 @@ func decodeClaude(rec *Record) {
 			if e := f[cError].Str(); e != "" {
 				detail += " " + e
 			}
-			rec.add(Item{Kind: ItemError, Body: r, Text: detail, Msg: msg.Get("content")})
+			rec.add(Item{Kind: ItemError, Body: r, Text: detail, Msg: content})
 			return
 		}
-		assistantBlocks(rec, msg.Get("content"), "input", "tool_use", "server_tool_use")
-		if msg.Get("content").Kind() == jsonpeek.String {
-			rec.add(Item{Kind: ItemAssistant, Body: msg.Get("content")})
+		assistantBlocks(rec, content, claudeBlockKeys, "tool_use", "server_tool_use")
+		if content.Kind() == jsonpeek.String {
+			rec.add(Item{Kind: ItemAssistant, Body: content})
 		}
 	case "system":
 		rec.Leaf = rec.HasID

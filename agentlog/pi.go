@@ -27,6 +27,7 @@ var piTypes = map[string]bool{
 // and of its message, found in one walk each (jsonpeek.Value.Lookup), in
 // the order of the p* and pm* indexes below.
 var (
+	piBlockKeys   = blockKeys("arguments")
 	piKeys        = jsonpeek.NewKeys("type", "timestamp", "id", "parentId", "message")
 	piMessageKeys = jsonpeek.NewKeys("role", "content", "model", "provider", "stopReason", "errorMessage",
 		"toolCallId", "toolName", "isError")
@@ -97,7 +98,7 @@ func decodePi(rec *Record) {
 			rec.add(Item{Kind: ItemUser, Body: content})
 		case "assistant":
 			rec.Model, rec.Provider = rec.in.str(mf[pmModel]), rec.in.str(mf[pmProvider])
-			assistantBlocks(rec, content, "arguments", "toolCall")
+			assistantBlocks(rec, content, piBlockKeys, "toolCall")
 			if sr := rec.in.str(mf[pmStopReason]); sr == "aborted" || sr == "error" {
 				rec.add(Item{Kind: ItemAbort, Body: mf[pmErrorMessage], Text: "stopReason " + sr})
 			}

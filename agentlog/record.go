@@ -159,23 +159,43 @@ func textHasPrefix(content jsonpeek.Value, p string) bool {
 // (Claude Code and pi share the shape): a tool call is a block whose type
 // is one of callTypes, with its arguments under argsKey; thinking blocks
 // are reasoning; text and any other block are the model's output.
-func assistantBlocks(rec *Record, content jsonpeek.Value, argsKey string, callTypes ...string) {
+func assistantBlocks(rec *Record, content jsonpeek.Value, keys *jsonpeek.Keys, callTypes ...string) {
 	content.Elems(func(_ int, b jsonpeek.Value) bool {
-		typ := b.Get("type")
+		var f [maxBlockKeys]jsonpeek.Value
+		b.Lookup(keys, f[:])
+		typ := f[bType]
 		for _, ct := range callTypes {
 			if typ.Is(ct) {
-				rec.add(Item{Kind: ItemCall, CallID: str(b, "id"), Tool: rec.in.str(b.Get("name")), Body: b.Get(argsKey)})
+				rec.add(Item{Kind: ItemCall, CallID: f[bID].Str(), Tool: rec.in.str(f[bName]), Body: f[bArgs]})
 				return true
 			}
 		}
 		switch {
 		case typ.Is("thinking"), typ.Is("redacted_thinking"):
-			rec.add(Item{Kind: ItemReasoning, Body: b.Get("thinking")})
+			rec.add(Item{Kind: ItemReasoning, Body: f[bThinking]})
 		case typ.Is("text"):
-			rec.add(Item{Kind: ItemAssistant, Body: b.Get("text")})
+			rec.add(Item{Kind: ItemAssistant, Body: f[bText]})
 		default:
 			rec.add(Item{Kind: ItemAssistant, Body: b})
 		}
 		return true
 	})
 }
+
+// blockKeys are the keys assistantBlocks reads of a content block, the
+// call's arguments under argsKey, and then more, a format's own (at most
+// maxBlockKeys in all): one walk over a block's members, not one per key.
+func blockKeys(argsKey string, more ...string) *jsonpeek.Keys {
+	return jsonpeek.NewKeys(append([]string{"type", "id", "name", argsKey, "thinking", "text"}, more...)...)
+}
+
+const (
+	bType = iota
+	bID
+	bName
+	bArgs
+	bThinking
+	bText
+	blockKeyCount
+	maxBlockKeys = 12
+)
