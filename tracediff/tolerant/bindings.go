@@ -236,8 +236,9 @@ func (s *bindings) remember(i int) {
 }
 
 // add records a binding; name must not be bound, nor canon bound to a
-// name. hn and hv are their hashes (0: not computed).
-func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
+// name. hn and hv are their hashes (0: not computed), nb canon's
+// numbering (lookupVal's).
+func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32, nb numbering) {
 	id, isID := idNumber(name)
 	dense := isID && id < s.denseRoom()
 	if !dense && hn == 0 {
@@ -246,7 +247,7 @@ func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 	pi, own := s.lastPtr, false
 	if int(pi) < len(s.ptrs) && s.ptrs[pi] == string(ptr) {
 		// the pointer of the binding before
-	} else if k, ok := s.ptrIndex[string(ptr)]; ok {
+	} else if k, ok := s.ptrIndexOf(ptr); ok {
 		pi = k
 	} else if len(s.ptrs) < maxPtrs {
 		pi = uint32(len(s.ptrs))
@@ -302,7 +303,7 @@ func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 	if !dense {
 		s.insert(&s.byName, hn, false)
 	}
-	if s.placeNumbered(canon, s.n) {
+	if s.placeNumbered(nb, s.n) {
 		s.rec(s.n - 1).numbered = true
 	} else {
 		if hv == 0 {
@@ -311,7 +312,8 @@ func (s *bindings) add(name, canon, ptr []byte, line int, hn, hv uint32) {
 		}
 		s.insert(&s.byVal, hv, true)
 	}
-	s.remember(s.n - 1)
+	k := recentSlot(name)
+	s.recent[k], s.recentNames[k] = uint32(s.n), view(c[off&(1<<32-1):][:len(name)])
 }
 
 // insert puts the newest record in t, under hash h, growing t first
@@ -322,6 +324,22 @@ func (s *bindings) insert(t *table, h uint32, byValue bool) {
 	}
 	t.insert(h, s.n)
 	t.n++
+}
+
+// ptrIndexOf is the index of ptr among the interned pointers: looked for
+// in turn while they are few (a golden binds at a handful of places, in
+// turn: an event's id, then its parent's), by the map past that.
+func (s *bindings) ptrIndexOf(ptr []byte) (uint32, bool) {
+	if len(s.ptrs) <= 8 {
+		for k, p := range s.ptrs {
+			if p == string(ptr) {
+				return uint32(k), true
+			}
+		}
+		return 0, false
+	}
+	k, ok := s.ptrIndex[string(ptr)]
+	return k, ok
 }
 
 func (t *table) insert(h uint32, r int) {

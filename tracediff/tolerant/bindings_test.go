@@ -59,7 +59,7 @@ func TestBindingsMatchMaps(t *testing.T) {
 			if step%1000 == 3 {
 				line = 1<<33 + step
 			}
-			s.add([]byte(name), []byte(canon), []byte(ptr), line, s.hashName([]byte(name)), s.hashVal([]byte(canon)))
+			s.add([]byte(name), []byte(canon), []byte(ptr), line, s.hashName([]byte(name)), s.hashVal([]byte(canon)), s.numberingOf([]byte(canon)))
 			lines[len(order)] = line
 			names[name], vals[canon] = len(order), len(order)
 			order = append(order, entry{name, canon, ptr})

@@ -217,25 +217,25 @@ func (m *Matcher) bindCanon(name string, canon []byte) string {
 
 // bindCanonAt is bindCanon at pointer ptr.
 func (m *Matcher) bindCanonAt(name string, canon, ptr []byte) string {
-	nb := unsafe.Slice(unsafe.StringData(name), len(name))
-	i, hn := m.binds.findName(nb)
+	nameBytes := unsafe.Slice(unsafe.StringData(name), len(name))
+	i, hn := m.binds.findName(nameBytes)
 	if i >= 0 {
 		_, bc := m.binds.nameCanon(i)
 		if string(bc) == string(canon) {
 			return ""
 		}
 		b := m.binds.binding(i)
-		if o, _ := m.binds.lookupVal(canon); o >= 0 {
+		if o, _, _ := m.binds.lookupVal(canon); o >= 0 {
 			return fmt.Sprintf("[%s] is bound to %s (%s) and this value to [%s] (%s): a mix-up of the two",
 				name, cut(b.canon, 60), where(b), m.binds.name(o), where(m.binds.binding(o)))
 		}
 		return fmt.Sprintf("[%s] is bound to %s (%s)", name, cut(b.canon, 60), where(b))
 	}
-	o, hv := m.binds.lookupVal(canon)
+	o, hv, nb := m.binds.lookupVal(canon)
 	if o >= 0 {
 		return fmt.Sprintf("the value is bound to [%s] (%s); distinct names bind distinct values", m.binds.name(o), where(m.binds.binding(o)))
 	}
-	m.binds.add(nb, canon, ptr, m.Line, hn, hv)
+	m.binds.add(nameBytes, canon, ptr, m.Line, hn, hv, nb)
 	return ""
 }
 

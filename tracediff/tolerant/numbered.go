@@ -76,29 +76,48 @@ func (f *numberedForm) is(prefix, suffix []byte, digits int) bool {
 // numberedRoom bounds the slices' total length: 4 a binding, and 4096.
 func (s *bindings) numberedRoom() int { return 4*s.n + 4096 }
 
+// numbering is what lookupVal read of a value: its form and number, and
+// the form's index (-1: none held yet), for the add that follows a miss.
+type numbering struct {
+	prefix, suffix []byte
+	digits, n, f   int
+	ok             bool // the value is numbered
+}
+
+// numberingOf reads canon's numbering.
+func (s *bindings) numberingOf(canon []byte) numbering {
+	nb := numbering{f: -1}
+	nb.prefix, nb.suffix, nb.digits, nb.n, nb.ok = numberOf(canon)
+	if nb.ok {
+		nb.f = s.form(nb.prefix, nb.suffix, nb.digits)
+	}
+	return nb
+}
+
 // lookupVal returns the record whose canonical value is canon, or -1;
-// when there is none, h is canon's hash for add (0: not computed).
-func (s *bindings) lookupVal(canon []byte) (i int, h uint32) {
-	if prefix, suffix, digits, n, ok := numberOf(canon); ok {
-		if f := s.form(prefix, suffix, digits); f >= 0 && n < len(s.forms[f].slots) && s.forms[f].slots[n] != 0 {
-			return int(s.forms[f].slots[n] - 1), 0
+// when there is none, h is canon's hash for add (0: not computed) and nb
+// its numbering, for add too.
+func (s *bindings) lookupVal(canon []byte) (i int, h uint32, nb numbering) {
+	nb = s.numberingOf(canon)
+	if nb.ok {
+		if f, n := nb.f, nb.n; f >= 0 && n < len(s.forms[f].slots) && s.forms[f].slots[n] != 0 {
+			return int(s.forms[f].slots[n] - 1), 0, nb
 		}
 		if s.hashedNumbered == 0 {
-			return -1, 0
+			return -1, 0, nb
 		}
 	}
 	h = s.hashVal(canon)
-	return s.find(canon, h, true), h
+	return s.find(canon, h, true), h, nb
 }
 
-// placeNumbered gives record r (number + 1) its slot when canon is
-// numbered and there is room; false: it goes to byVal.
-func (s *bindings) placeNumbered(canon []byte, r int) bool {
-	prefix, suffix, digits, n, ok := numberOf(canon)
-	if !ok {
+// placeNumbered gives record r (number + 1) its slot when its value,
+// numbered nb, is numbered and there is room; false: it goes to byVal.
+func (s *bindings) placeNumbered(nb numbering, r int) bool {
+	prefix, suffix, digits, n, f := nb.prefix, nb.suffix, nb.digits, nb.n, nb.f
+	if !nb.ok {
 		return false
 	}
-	f := s.form(prefix, suffix, digits)
 	grow := n + 1
 	if f >= 0 {
 		grow -= len(s.forms[f].slots)

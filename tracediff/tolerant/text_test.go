@@ -217,7 +217,7 @@ func TestMatchTextMatchesMatch(t *testing.T) {
 // lookup is the record bound to name, or -1; lookupV the record whose
 // value is canon.
 func lookup(s *bindings, name []byte) int   { i, _ := s.lookupName(name); return i }
-func lookupV(s *bindings, canon []byte) int { i, _ := s.lookupVal(canon); return i }
+func lookupV(s *bindings, canon []byte) int { i, _, _ := s.lookupVal(canon); return i }
 
 // dumpBindings lists a matcher's bindings in order, each found again by
 // name and by value.
