@@ -76,7 +76,7 @@ bench-speed-rss: build
 # against json.loads (MB per CPU-second, paired ratio), their peak RSS at
 # 1 GB, diff --normalize against exact diff and exact diff against GNU diff,
 # replay --json and fingerprint against the Python peer at 1M UUID events,
-# model serve against a plain net/http handler. About 8 minutes once the
+# model serve against a plain net/http handler. About 10 minutes once the
 # files exist in bench/out (5.4 GB of them are the 1 GB files, kept; the
 # first run generates them, a few minutes more). Exit 1 when a target is
 # not met.

@@ -34,7 +34,7 @@ on a shared machine wall times move with the load, CPU times much less.
 
 Files are generated in --out (default bench/out) when missing and kept,
 the 1 GB ones too (about 5.4 GB; --no-keep-rss deletes them after use,
-and the next run generates them again). About 8 minutes on the
+and the next run generates them again). About 10 minutes on the
 project's 2-core machine once the files exist.
 
 Prints one line per target with its measured figure, the peer's in the same
