@@ -280,7 +280,8 @@ func (im *importer) record(rec *Record) {
 				kind = "failed"
 			}
 			emit(event{"error", "harness", im.surface, func(b []byte) []byte {
-				b = appendMember(b, "kind", kind)
+				b = appendKey(b, "kind")
+				b = appendPlain(b, kind)
 				if it.Msg.Exists() {
 					b = im.text(b, "message", it.Msg, true)
 				}
@@ -294,7 +295,7 @@ func (im *importer) record(rec *Record) {
 			}})
 		case ItemRunEnd:
 			emit(event{"session.stop", "harness", im.surface, func(b []byte) []byte {
-				b = appendMember(b, "reason", "completed")
+				b = append(b, `,"reason":"completed"`...)
 				return im.raw(b, "result", it.Body)
 			}})
 		case ItemMeta:
@@ -464,11 +465,11 @@ func (im *importer) write(rec *Record, k int, ts string, ev event) {
 	default:
 		ts, missing = "1970-01-01T00:00:00Z", true
 	}
-	b = appendString(b, ts)
+	b = appendPlain(b, ts)
 	b = append(b, `,"type":`...)
-	b = appendString(b, ev.typ)
+	b = appendPlain(b, ev.typ)
 	b = append(b, `,"actor":{"kind":`...)
-	b = appendString(b, ev.actorKind)
+	b = appendPlain(b, ev.actorKind)
 	b = append(b, `,"id":`...)
 	b = appendString(b, orDefault(ev.actorID, ev.actorKind))
 	b = append(b, `},"payload":`...)
@@ -541,9 +542,8 @@ func (im *importer) text(b []byte, key string, v jsonpeek.Value, always bool) []
 	if !(k == jsonpeek.Array || always && k == jsonpeek.Object) || len(v.Raw()) > maxRawValue || im.flags&strictFlags != 0 {
 		return im.raw(b, key, v)
 	}
-	b = append(b, ',')
-	b = appendString(b, key)
-	b = append(b, ':', '"')
+	b = appendKey(b, key)
+	b = append(b, '"')
 	b, lossy := appendPartsText(b, v)
 	b = append(b, '"')
 	if lossy {
@@ -560,25 +560,37 @@ func (im *importer) raw(b []byte, key string, v jsonpeek.Value) []byte {
 		return b
 	}
 	if n := len(v.Raw()); n > maxRawValue {
-		b = append(b, ',')
-		b = appendString(b, key+"_omitted_bytes")
-		b = append(b, ':')
+		b = appendKey(b, key+"_omitted_bytes")
 		return strconv.AppendInt(b, int64(n), 10)
 	}
 	if im.flags&strictFlags != 0 {
 		return appendMember(b, key+"_text", string(v.Raw()))
 	}
-	b = append(b, ',')
-	b = appendString(b, key)
-	b = append(b, ':')
+	b = appendKey(b, key)
 	return append(b, v.Raw()...)
 }
 
+// appendMember appends ,"key":"val". key is one of this package's own
+// member names (ASCII letters and underscores), which need no escaping.
 func appendMember(b []byte, key, val string) []byte {
-	b = append(b, ',')
-	b = appendString(b, key)
-	b = append(b, ':')
+	b = appendKey(b, key)
 	return appendString(b, val)
+}
+
+// appendKey appends ,"key": for one of this package's own member names.
+func appendKey(b []byte, key string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	return append(b, '"', ':')
+}
+
+// appendPlain appends s quoted as it is: s is one of this package's own
+// names (an event type, an actor kind), a line-N id or a timestamp
+// rfc3339 accepted, none of which holds a byte JSON escapes.
+func appendPlain(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // appendString appends s as a JSON string in the golden layout: non-ASCII
