@@ -249,9 +249,12 @@ func (d *Doc) scan(src []byte) (int, error) {
 			}
 			continue
 		case '"':
-			j, esc, err := d.scanString(src, i+1)
-			if err != nil {
-				return 0, err
+			j, esc := d.quickEnd(src, i+1), false
+			if j < 0 {
+				var err error
+				if j, esc, err = d.scanString(src, i+1); err != nil {
+					return 0, err
+				}
 			}
 			d.push(String, esc, int32(i+1), int32(j), int32(len(d.nodes)+1))
 			i = j + 1
@@ -366,9 +369,12 @@ func (d *Doc) key(src []byte, i int) (int, error) {
 	if i >= len(src) || src[i] != '"' {
 		return 0, errAt(src, i, "where an object key was expected")
 	}
-	j, esc, err := d.scanString(src, i+1)
-	if err != nil {
-		return 0, err
+	j, esc := d.quickEnd(src, i+1), false
+	if j < 0 {
+		var err error
+		if j, esc, err = d.scanString(src, i+1); err != nil {
+			return 0, err
+		}
 	}
 	k := int32(len(d.nodes))
 	d.push(String, esc, int32(i+1), int32(j), k+1)
@@ -549,6 +555,23 @@ func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
 		}
 		i++ // a false stop (stopbits' portable path)
 	}
+}
+
+// quickEnd returns the closing quote of the string whose content starts at
+// j when the first stop at or after j, in the current window, is that
+// quote (most strings: no escape, no multi-byte character), else -1 and
+// scanString decides. It inlines, and spares the call where a line's
+// strings are short.
+func (d *Doc) quickEnd(src []byte, j int) int {
+	if j < d.send {
+		off := j - d.sbase
+		if w := d.stops[off>>6] >> uint(off&63); w != 0 {
+			if e := j + bits.TrailingZeros64(w); src[e] == '"' {
+				return e
+			}
+		}
+	}
+	return -1
 }
 
 // fillStops marks the window of stop bits that holds src[i] (i < len(src)).
