@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/tracecheck/tracecheck/internal/stopbits"
 	"github.com/tracecheck/tracecheck/journal/jsonv"
 )
 
@@ -83,6 +84,10 @@ type lineScanner struct {
 	wantPayload func(typ string, payload []byte) bool
 	// mem, when set, is where the envelope's member spans are noted.
 	mem *members
+	// stops marks the line's quotes, backslashes, controls and bytes >=
+	// 0x80 (package stopbits) for scanString and skipValue; readEnvelope
+	// resets it for each line.
+	stops stopbits.Window
 }
 
 // leanLine is what the scanner read from one line. EventID, ParentEventID
@@ -108,14 +113,18 @@ func aliasString(b []byte) string {
 // index of its closing quote. ok is false for an escape, a control
 // character, invalid UTF-8 or an unterminated string: the general path will
 // decide.
-func scanString(line []byte, i int) (end int, ok bool) {
+func (s *lineScanner) scanString(line []byte, i int) (end int, ok bool) {
 	if i >= len(line) || line[i] != '"' {
 		return 0, false
 	}
 	ascii := true
-	for j := i + 1; j < len(line); j++ {
-		c := line[j]
-		switch {
+	for j := i + 1; ; j++ {
+		if k, ok := s.stops.Quick(j); ok {
+			j = k
+		} else if j = s.stops.Next(line, j); j >= len(line) {
+			return 0, false
+		}
+		switch c := line[j]; {
 		case c == '"':
 			if !ascii && !utf8.Valid(line[i+1:j]) {
 				return 0, false
@@ -127,18 +136,26 @@ func scanString(line []byte, i int) (end int, ok bool) {
 			ascii = false
 		}
 	}
-	return 0, false
 }
 
 // skipValue returns the index just past the JSON value starting at line[i],
 // tracking strings and nesting only. ok is false past leanMaxDepth or at the
 // end of the line. The caller validates the value itself.
-func skipValue(line []byte, i int) (end int, ok bool) {
+func (s *lineScanner) skipValue(line []byte, i int) (end int, ok bool) {
 	depth := 0
 	for j := i; j < len(line); j++ {
 		switch line[j] {
 		case '"':
-			for j++; j < len(line) && line[j] != '"'; j++ {
+			// To the closing quote: from stop to stop, over escapes.
+			for j++; ; j++ {
+				if k, ok := s.stops.Quick(j); ok {
+					j = k
+				} else if j = s.stops.Next(line, j); j >= len(line) {
+					return 0, false
+				}
+				if line[j] == '"' {
+					break
+				}
 				if line[j] == '\\' {
 					j++
 				}
@@ -162,7 +179,7 @@ func skipValue(line []byte, i int) (end int, ok bool) {
 // fields, an array of strings) starting at line[i]. It calls member for each
 // key and value span (value including quotes or brackets); a false return
 // from member stops the read. It returns the index past '}'.
-func readObject(line []byte, i int, member func(key []byte, vs, ve int) bool) (int, bool) {
+func (s *lineScanner) readObject(line []byte, i int, member func(key []byte, vs, ve int) bool) (int, bool) {
 	if i >= len(line) || line[i] != '{' {
 		return 0, false
 	}
@@ -171,7 +188,7 @@ func readObject(line []byte, i int, member func(key []byte, vs, ve int) bool) (i
 		return i + 1, true
 	}
 	for {
-		ke, ok := scanString(line, i)
+		ke, ok := s.scanString(line, i)
 		if !ok || ke+1 >= len(line) || line[ke+1] != ':' {
 			return 0, false
 		}
@@ -185,7 +202,7 @@ func readObject(line []byte, i int, member func(key []byte, vs, ve int) bool) (i
 				ve = j + 1
 			} else {
 				for {
-					se, ok := scanString(line, j)
+					se, ok := s.scanString(line, j)
 					if !ok || se+1 >= len(line) {
 						return 0, false
 					}
@@ -201,7 +218,7 @@ func readObject(line []byte, i int, member func(key []byte, vs, ve int) bool) (i
 				}
 			}
 		} else {
-			se, ok := scanString(line, vs)
+			se, ok := s.scanString(line, vs)
 			if !ok {
 				return 0, false
 			}
@@ -235,7 +252,7 @@ func strVal(line []byte, vs, ve int) ([]byte, bool) {
 func (s *lineScanner) readActor(line []byte, i int) (*objMemo, int, bool) {
 	var kind, id, parent []byte
 	var seen int
-	end, ok := readObject(line, i, func(k []byte, vs, ve int) bool {
+	end, ok := s.readObject(line, i, func(k []byte, vs, ve int) bool {
 		v, isStr := strVal(line, vs, ve)
 		if !isStr {
 			return false
@@ -285,7 +302,7 @@ var provKeys = [...]string{"agent_id", "experiment_id", "harness_mode", "model",
 func (s *lineScanner) readProvenance(line []byte, i int) (*objMemo, int, bool) {
 	var vals [len(provKeys)][]byte
 	seen := 0
-	end, ok := readObject(line, i, func(k []byte, vs, ve int) bool {
+	end, ok := s.readObject(line, i, func(k []byte, vs, ve int) bool {
 		v, isStr := strVal(line, vs, ve)
 		if !isStr {
 			return false
@@ -358,7 +375,7 @@ func (s *lineScanner) readRedaction(line []byte, i int) (*objMemo, int, bool) {
 	var fields []string
 	var fieldsRaw []byte
 	seen := 0
-	end, ok := readObject(line, i, func(k []byte, vs, ve int) bool {
+	end, ok := s.readObject(line, i, func(k []byte, vs, ve int) bool {
 		var bit int
 		switch string(k) {
 		case "status":
@@ -376,7 +393,7 @@ func (s *lineScanner) readRedaction(line []byte, i int) (*objMemo, int, bool) {
 			fieldsRaw = line[vs:ve]
 			fields = []string{}
 			for j := vs + 1; j < ve-1; {
-				se, _ := scanString(line, j) // readObject checked the array
+				se, _ := s.scanString(line, j) // readObject checked the array
 				if se == j+1 {
 					return false // minLength 1
 				}
@@ -484,8 +501,9 @@ func (s *lineScanner) readEnvelope(line []byte, env *envelope) bool {
 	if len(line) < 2 || line[0] != '{' {
 		return false
 	}
+	s.stops.Reset() // a new line: its stop bits are marked as it is read
 	for i := 1; ; i++ {
-		ke, ok := scanString(line, i)
+		ke, ok := s.scanString(line, i)
 		if !ok || ke+1 >= len(line) || line[ke+1] != ':' {
 			return false
 		}
@@ -520,7 +538,7 @@ func (s *lineScanner) readMember(line []byte, i, bit int, env *envelope) (int, b
 	var ok bool
 	switch bit {
 	case fTraceVersion, fEventID, fSessionID, fTimestamp, fType, fParentEventID:
-		return readStringMember(line, i, bit, env)
+		return s.readStringMember(line, i, bit, env)
 	case fSequence:
 		var j int
 		if env.seq, j, ok = plainUint(line, i); ok {
@@ -543,7 +561,7 @@ func (s *lineScanner) readMember(line []byte, i, bit int, env *envelope) (int, b
 		if line[i] != '{' {
 			return 0, false
 		}
-		j, ok := skipValue(line, i)
+		j, ok := s.skipValue(line, i)
 		if ok {
 			env.payload = line[i:j]
 		}
@@ -553,8 +571,8 @@ func (s *lineScanner) readMember(line []byte, i, bit int, env *envelope) (int, b
 }
 
 // readStringMember reads one of the envelope's string members.
-func readStringMember(line []byte, i, bit int, env *envelope) (int, bool) {
-	se, ok := scanString(line, i)
+func (s *lineScanner) readStringMember(line []byte, i, bit int, env *envelope) (int, bool) {
+	se, ok := s.scanString(line, i)
 	if !ok {
 		return 0, false
 	}

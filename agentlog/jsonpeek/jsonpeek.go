@@ -20,7 +20,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -103,15 +102,10 @@ type Doc struct {
 	flags Flags
 	kbuf  []byte // scratch for decoding an escaped key
 
-	// stops marks the bytes of src[sbase:send] a string scan stops at
-	// (package stopbits), a window at a time: the parse only moves
-	// forward, and a window stays in the first-level cache.
-	stops       []uint64
-	sbase, send int
+	// stops marks the bytes of src a string scan stops at (package
+	// stopbits), a window at a time.
+	stops stopbits.Window
 }
-
-// stopWindow is how many bytes of src one window of stop bits covers.
-const stopWindow = 16 << 10
 
 // keyRef is a key of an open object: its first 8 decoded bytes
 // (little-endian, zero padded) and decoded length, which decide most
@@ -152,7 +146,7 @@ func (d *Doc) ParsePrefix(src []byte) (int, error) {
 	d.keys = d.keys[:0]
 	d.kbase = d.kbase[:0]
 	d.flags = 0
-	d.sbase, d.send = 0, 0
+	d.stops.Reset()
 	if len(src) > math.MaxInt32 {
 		return 0, &SyntaxError{Offset: 0, Msg: "text longer than 2 GiB"}
 	}
@@ -504,20 +498,10 @@ func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
 	n := len(src)
 	esc := false
 	for {
-		// The next stop at or after i.
-		for {
-			if i >= d.send {
-				if i >= n {
-					return 0, false, &SyntaxError{Offset: n, Msg: "unexpected end of text inside a string"}
-				}
-				d.fillStops(src, i)
-			}
-			off := i - d.sbase
-			if w := d.stops[off>>6] >> uint(off&63); w != 0 {
-				i += bits.TrailingZeros64(w)
-				break
-			}
-			i = d.sbase + (off | 63) + 1
+		if k, ok := d.stops.Quick(i); ok {
+			i = k
+		} else if i = d.stops.Next(src, i); i >= n {
+			return 0, false, &SyntaxError{Offset: n, Msg: "unexpected end of text inside a string"}
 		}
 		c := src[i]
 		if c == '\\' {
@@ -558,30 +542,14 @@ func (d *Doc) scanString(src []byte, i int) (int, bool, error) {
 }
 
 // quickEnd returns the closing quote of the string whose content starts at
-// j when the first stop at or after j, in the current window, is that
-// quote (most strings: no escape, no multi-byte character), else -1 and
-// scanString decides. It inlines, and spares the call where a line's
-// strings are short.
+// j when the first stop at or after j is that quote (most strings: no
+// escape, no multi-byte character), else -1 and scanString decides. It
+// inlines, and spares the call where a line's strings are short.
 func (d *Doc) quickEnd(src []byte, j int) int {
-	if j < d.send {
-		off := j - d.sbase
-		if w := d.stops[off>>6] >> uint(off&63); w != 0 {
-			if e := j + bits.TrailingZeros64(w); src[e] == '"' {
-				return e
-			}
-		}
+	if e, ok := d.stops.Quick(j); ok && src[e] == '"' {
+		return e
 	}
 	return -1
-}
-
-// fillStops marks the window of stop bits that holds src[i] (i < len(src)).
-func (d *Doc) fillStops(src []byte, i int) {
-	d.sbase = i &^ 63
-	d.send = min(len(src), d.sbase+stopWindow)
-	if d.stops == nil {
-		d.stops = make([]uint64, stopbits.Words(stopWindow))
-	}
-	stopbits.Fill(d.stops, src[d.sbase:d.send])
 }
 
 // simpleEscape marks the bytes that may follow a backslash alone.

@@ -15,7 +15,10 @@
 // end of src are zero; no stop is ever missed.
 package stopbits
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Words returns how many words Fill needs for n bytes.
 func Words(n int) int { return (n + 63) >> 6 }
@@ -77,4 +80,57 @@ func portable(p []byte) uint64 {
 		w &= 1<<uint(len(p)) - 1
 	}
 	return w
+}
+
+// WindowBytes is how many bytes of a text one Window holds the bits of: a
+// window's bits (WindowBytes/8 bytes) stay in the first-level cache.
+const WindowBytes = 16 << 10
+
+// Window holds the stop bits of one window of a text, marked when a scan
+// reaches it: Quick and Next are all a string scanner needs.
+// The zero Window is ready for a text; Reset makes it ready for another.
+type Window struct {
+	bits      []uint64
+	base, end int // the bits are of src[base:end]; base is a multiple of 64
+}
+
+// Reset forgets the bits of the last text.
+func (w *Window) Reset() { w.base, w.end = 0, 0 }
+
+// Quick returns the first stop at or after i when the window has marked
+// the word that holds i and the stop is in it; ok is false otherwise, and
+// Next decides. It inlines: a scanner asks it first.
+func (w *Window) Quick(i int) (stop int, ok bool) {
+	if i < w.end && i >= w.base {
+		off := i - w.base
+		if m := w.bits[off>>6] >> uint(off&63); m != 0 {
+			return i + bits.TrailingZeros64(m), true
+		}
+	}
+	return 0, false
+}
+
+// Next returns the index of the first stop at or after i in src, or
+// len(src) when there is none, marking windows as it goes. All calls
+// since the last Reset must be about the same src; a scan that moves
+// forward marks each byte once, one that steps back marks again.
+func (w *Window) Next(src []byte, i int) int {
+	for {
+		if i >= w.end || i < w.base {
+			if i >= len(src) {
+				return len(src)
+			}
+			w.base = i &^ 63
+			w.end = min(len(src), w.base+WindowBytes)
+			if w.bits == nil {
+				w.bits = make([]uint64, Words(WindowBytes))
+			}
+			Fill(w.bits, src[w.base:w.end])
+		}
+		off := i - w.base
+		if m := w.bits[off>>6] >> uint(off&63); m != 0 {
+			return i + bits.TrailingZeros64(m)
+		}
+		i = (i | 63) + 1 // the next word: base is a multiple of 64
+	}
 }

@@ -84,3 +84,51 @@ func TestFill(t *testing.T) {
 		})
 	}
 }
+
+// TestWindow walks texts longer than a window the way a scanner does,
+// from stop to stop, and checks that no stop is passed over and that Quick
+// agrees with Next where it answers.
+func TestWindow(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, vector := range []bool{false, true} {
+		if vector && !hasAVX2 {
+			continue
+		}
+		saved := hasAVX2
+		hasAVX2 = vector
+		var w Window
+		for _, n := range []int{0, 1, 63, 64, 65, WindowBytes - 1, WindowBytes, WindowBytes + 1, 3*WindowBytes + 17} {
+			src := make([]byte, n)
+			for i := range src {
+				src[i] = 'a'
+				if r.IntN(50) == 0 {
+					src[i] = "\"\\\x01\xc3"[r.IntN(4)]
+				}
+			}
+			w.Reset()
+			for i, steps := 0, 0; i <= n && steps < 4*n+8; steps++ {
+				q, ok := w.Quick(i)
+				got := w.Next(src, i)
+				if ok && q != got {
+					t.Fatalf("vector %v, len %d: Quick(%d) = %d, Next = %d", vector, n, i, q, got)
+				}
+				for k := i; k < got; k++ {
+					if isStop(src[k]) {
+						t.Fatalf("vector %v, len %d: Next(%d) = %d passes the stop at %d", vector, n, i, got, k)
+					}
+				}
+				if got == n {
+					break
+				}
+				if vector && !isStop(src[got]) {
+					t.Fatalf("vector %v, len %d: Next(%d) = %d, not a stop", vector, n, i, got)
+				}
+				i = got + 1 + r.IntN(3)
+				if r.IntN(20) == 0 {
+					i = r.IntN(n + 1) // a step back, or far ahead
+				}
+			}
+		}
+		hasAVX2 = saved
+	}
+}

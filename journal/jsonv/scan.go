@@ -5,12 +5,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/tracecheck/tracecheck/internal/stopbits"
 )
 
 // The scanner validates a JSON text completely and records it as a tape: a
@@ -92,6 +93,10 @@ type scanner struct {
 	// opens, at most maxSpans of them (CheckSpans).
 	spans    []Span
 	maxSpans int
+
+	// stops marks the bytes of src a string scan stops at (package
+	// stopbits), a window at a time.
+	stops stopbits.Window
 }
 
 // bigScratch is the scratch size (in elements) past which a scanner lets
@@ -154,6 +159,7 @@ func (s *scanner) scan(src []byte) *SyntaxError {
 	s.keys = s.keys[:0]
 	s.ekeys = s.ekeys[:0]
 	s.nElems, s.nMembers = 0, 0
+	s.stops.Reset()
 
 	n := len(src)
 	i := skipSpace(src, 0)
@@ -165,9 +171,11 @@ value:
 	}
 	switch c := src[i]; c {
 	case '"':
-		end, esc, e := scanString(src, i+1)
-		if e != nil {
-			return e
+		end, esc, e := s.quickEnd(src, i+1), false, (*SyntaxError)(nil)
+		if end < 0 {
+			if end, esc, e = s.scanString(src, i+1); e != nil {
+				return e
+			}
 		}
 		if s.visit != nil {
 			s.visit.VisitString(i+1, end, esc, Path{s})
@@ -310,9 +318,11 @@ key:
 		return unexpected(src, i, "looking for an object key")
 	}
 	{
-		end, esc, e := scanString(src, i+1)
-		if e != nil {
-			return e
+		end, esc, e := s.quickEnd(src, i+1), false, (*SyntaxError)(nil)
+		if end < 0 {
+			if end, esc, e = s.scanString(src, i+1); e != nil {
+				return e
+			}
 		}
 		var p uint64
 		if esc {
@@ -527,24 +537,28 @@ const (
 	msb = 0x8080808080808080
 )
 
+// quickEnd returns the closing quote of the string whose content starts at
+// j when the first stop at or after j is that quote (most strings: no
+// escape, no multi-byte character), else -1 and scanString decides.
+func (s *scanner) quickEnd(src []byte, j int) int {
+	if e, ok := s.stops.Quick(j); ok && src[e] == '"' {
+		return e
+	}
+	return -1
+}
+
 // scanString scans a string whose content starts at i and returns the index
-// of its closing quote and whether it contains escapes.
-func scanString(src []byte, i int) (int, bool, *SyntaxError) {
+// of its closing quote and whether it contains escapes. The bytes it must
+// look at (quotes, backslashes, controls, bytes >= 0x80) are found from
+// the stop bits of package stopbits.
+func (s *scanner) scanString(src []byte, i int) (int, bool, *SyntaxError) {
 	n := len(src)
 	esc := false
 	for {
-		// Skip 8 plain bytes at a time. A byte's top bit in m is set if
-		// it is >= 0x80, or < 0x20, '"' or '\\' (the subtractions
-		// borrow). Bytes above a hit may be flagged falsely by a borrow,
-		// but bytes below one cannot be, so the lowest flag is exact.
-		for i+8 <= n {
-			x := binary.LittleEndian.Uint64(src[i:])
-			m := (x | (x - 0x20*lsb) | (x ^ '"'*lsb - lsb) | (x ^ '\\'*lsb - lsb)) & msb
-			if m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
+		if k, ok := s.stops.Quick(i); ok {
+			i = k
+		} else {
+			i = s.stops.Next(src, i)
 		}
 		if i >= n {
 			return 0, false, errEOF(n)
@@ -583,7 +597,7 @@ func scanString(src []byte, i int) (int, bool, *SyntaxError) {
 		if c < 0x20 {
 			return 0, false, &SyntaxError{Offset: i, Code: ErrInvalidJSON, Msg: fmt.Sprintf("unescaped control character U+%04X in string", c)}
 		}
-		i++ // a false hit from the word test
+		i++ // a false stop (stopbits' portable path)
 	}
 }
 

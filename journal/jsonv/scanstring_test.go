@@ -91,7 +91,8 @@ func TestScanStringMatchesReference(t *testing.T) {
 		for k := r.IntN(24); k > 0; k-- {
 			b = append(b, pieces[r.IntN(len(pieces))]...)
 		}
-		e1, x1, err1 := scanString(b, 0)
+		var sc scanner
+		e1, x1, err1 := sc.scanString(b, 0)
 		e2, x2, err2 := refScanString(b, 0)
 		if e1 != e2 || x1 != x2 || fmt.Sprint(err1) != fmt.Sprint(err2) || (err1 == nil) != (err2 == nil) || err1 != nil && err1.Code != err2.Code {
 			t.Fatalf("%q: %d %v %v, reference %d %v %v", b, e1, x1, err1, e2, x2, err2)
