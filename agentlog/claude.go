@@ -105,7 +105,7 @@ func decodeClaude(rec *Record) {
 	rec.Session = rec.in.str(f[cSessionID])
 	rec.Version = rec.in.str(f[cVersion])
 	if id := f[cUUID]; id.Kind() == jsonpeek.String {
-		rec.ID, rec.HasID = id.Str(), true
+		rec.setID(id.Str())
 		if p := f[cParentUUID]; p.Kind() == jsonpeek.String {
 			rec.Parent, rec.HasParent = p.Str(), true
 		}

@@ -23,6 +23,9 @@ type IDSet interface {
 	Add(id string) bool
 	// Has reports whether id was added.
 	Has(id string) bool
+	// Prefetch says that id is about to be added or looked up, so that
+	// the set can bring in what that will read; it changes no answer.
+	Prefetch(id string)
 	// Len returns how many distinct ids were added.
 	Len() int
 	// Err returns the error that stopped the set, if one did.
@@ -75,6 +78,12 @@ func (f *flatSet) Add(id string) bool {
 		return true
 	}
 	return added
+}
+
+func (f *flatSet) Prefetch(id string) {
+	if f.s == nil && f.small != nil {
+		f.small.Prefetch(id)
+	}
 }
 
 func (f *flatSet) Has(id string) bool {

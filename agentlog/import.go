@@ -166,6 +166,13 @@ func (im *importer) provenance() []byte {
 	return b
 }
 
+// idHint: the record's first event will most likely carry its native id.
+func (im *importer) idHint(id string) {
+	if im.native {
+		im.emitted.Prefetch(id)
+	}
+}
+
 func (im *importer) badLine(int, bool, string)        { im.stats.Skipped++ }
 func (im *importer) concatenated(int, [][2]int, bool) {}
 func (im *importer) missingNewline(int)               {}

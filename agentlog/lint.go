@@ -166,6 +166,9 @@ func (c *checker) addFix(line int, code Code, msg string, fx *fix, ids ...string
 
 // Line-level problems.
 
+// idHint: checkEntry will add the id to the entries seen.
+func (c *checker) idHint(id string) { c.entries.Prefetch(id) }
+
 func (c *checker) badLine(num int, last bool, msg string) {
 	if last {
 		c.addFix(num, TornTail, "the last line is not a whole JSON record ("+msg+"): the writer stopped mid-record; "+skipsBadLine(c.format), &fix{kind: fixSideline})

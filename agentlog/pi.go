@@ -76,7 +76,7 @@ func decodePi(rec *Record) {
 		return
 	}
 	if id := f[pID]; id.Kind() == jsonpeek.String {
-		rec.ID, rec.HasID = id.Str(), true
+		rec.setID(id.Str())
 		if p := f[pParentID]; p.Kind() == jsonpeek.String {
 			rec.Parent, rec.HasParent = p.Str(), true
 		}

@@ -66,6 +66,10 @@ type Record struct {
 	Items []Item
 
 	in *interner // kept across reset
+	// idHint, kept across reset, is told a record's entry id as soon as
+	// it is decoded (setID): the handler's id set fetches the memory it
+	// will read while the rest of the line is decoded.
+	idHint func(id string)
 
 	// Compaction. Summary: the record carries (or is) the summary text.
 	Compaction bool
@@ -80,8 +84,16 @@ type Record struct {
 }
 
 func (r *Record) reset(line int, root jsonpeek.Value) {
-	items, in := r.Items[:0], r.in
-	*r = Record{Line: line, Root: root, Items: items, in: in}
+	items, in, hint := r.Items[:0], r.in, r.idHint
+	*r = Record{Line: line, Root: root, Items: items, in: in, idHint: hint}
+}
+
+// setID sets the record's entry id.
+func (r *Record) setID(id string) {
+	r.ID, r.HasID = id, true
+	if r.idHint != nil {
+		r.idHint(id)
+	}
 }
 
 // interner hands out the text of short strings that repeat from line to

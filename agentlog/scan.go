@@ -52,6 +52,12 @@ func sniff(r io.Reader) ([][]byte, io.Reader) {
 	return lines, io.MultiReader(bytes.NewReader(buf), br)
 }
 
+// idHinter is a handler that wants each record's entry id as soon as it
+// is decoded (Record.setID), before the record is handed over.
+type idHinter interface {
+	idHint(id string)
+}
+
 // scanFile reads r line by line and reports to h; it returns the number
 // of lines and the first read error. keyCheck: the records' flags say
 // whether they repeat a key (jsonpeek.DuplicateKey), which an import needs
@@ -60,6 +66,9 @@ func scanFile(r io.Reader, f Format, maxLine int, keyCheck bool, h handler) (int
 	lr := newLineReader(r, maxLine)
 	d := jsonpeek.Doc{NoKeyCheck: !keyCheck}
 	rec := Record{in: newInterner()}
+	if hh, ok := h.(idHinter); ok {
+		rec.idHint = hh.idHint
+	}
 	decode := decoders[f]
 	type bad struct {
 		num int

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"unsafe"
 )
 
 // Small is an exact set of ids held in memory up to a byte budget: the
@@ -66,6 +67,17 @@ func (s *Small) find(h uint64, id string) (uint64, bool) {
 func (s *Small) is(off int, id string) bool {
 	b, _ := s.record(off)
 	return string(b) == id
+}
+
+// Prefetch asks the processor to bring in the table slot where a search
+// for id starts, so that an Add or Has of id a few hundred nanoseconds on
+// does not wait for memory: in a set larger than the cache, that wait
+// was nearly all of find's time. It changes nothing the set answers.
+func (s *Small) Prefetch(id string) {
+	if len(s.slots) == 0 {
+		return
+	}
+	prefetch(unsafe.Pointer(&s.slots[maphash.String(s.seed, id)>>s.shift]))
 }
 
 // Has reports whether id was added.

@@ -91,3 +91,25 @@ func TestSmallFullKeepsItsBudget(t *testing.T) {
 		t.Errorf("adding a kept id again: added %v full %v", added, full)
 	}
 }
+
+// TestSmallPrefetchChangesNoAnswer: Prefetch on an empty set, on ids
+// present and absent, through growth, leaves every answer as it was.
+func TestSmallPrefetchChangesNoAnswer(t *testing.T) {
+	s := NewSmall(1 << 20)
+	s.Prefetch("x") // empty: no table yet
+	for i := 0; i < 5000; i++ {
+		id := fmt.Sprintf("id-%d", i)
+		s.Prefetch(id)
+		if added, full := s.Add(id); !added || full {
+			t.Fatalf("Add(%q) after Prefetch = %v, %v", id, added, full)
+		}
+		s.Prefetch(id)
+		if added, _ := s.Add(id); added {
+			t.Fatalf("second Add(%q) = true", id)
+		}
+		s.Prefetch("absent")
+		if s.Has("absent") {
+			t.Fatal(`Has("absent") = true`)
+		}
+	}
+}
