@@ -101,7 +101,7 @@ func decodeClaude(rec *Record) {
 	r.Lookup(claudeKeys, f[:])
 	typ := rec.in.str(f[cType])
 	rec.NativeType = typ
-	rec.Timestamp = f[cTimestamp].Str()
+	rec.Timestamp = lineView(f[cTimestamp])
 	rec.Session = rec.in.str(f[cSessionID])
 	rec.Version = rec.in.str(f[cVersion])
 	if id := f[cUUID]; id.Kind() == jsonpeek.String {

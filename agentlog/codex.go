@@ -37,7 +37,7 @@ func decodeCodex(rec *Record) {
 	r := rec.Root
 	typ := rec.in.str(r.Get("type"))
 	p := r.Get("payload")
-	rec.Timestamp = str(r, "timestamp")
+	rec.Timestamp = lineView(r.Get("timestamp"))
 	rec.NativeType = typ
 	if !codexTypes[typ] || p.Kind() != jsonpeek.Object {
 		rec.Unknown = true

@@ -68,7 +68,8 @@ type importer struct {
 	err     error
 
 	session, runID, agentID, surface, snapshot string
-	firstTime, lastTime                        string
+	firstTime                                  string
+	lastTime                                   []byte // the last accepted timestamp (Record.Timestamp is the line's)
 	model, provider                            string
 	flags                                      jsonpeek.Flags
 
@@ -118,7 +119,7 @@ func (im *importer) prime(lines [][]byte, name string) {
 		}
 		if im.firstTime == "" {
 			if ts := rfc3339(rec.Timestamp); ts != "" {
-				im.firstTime = ts
+				im.firstTime = strings.Clone(ts)
 			}
 		}
 	}
@@ -201,7 +202,7 @@ func (im *importer) record(rec *Record) {
 	}
 	ts := rfc3339(rec.Timestamp)
 	if ts != "" {
-		im.lastTime = ts
+		im.lastTime = append(im.lastTime[:0], ts...)
 	}
 	// Records from one line (a concatenated line) number their events on:
 	// line-N, line-N#1, ... stay unique.
@@ -422,9 +423,25 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// eventID picks the k-th event of a record's id: the native id (or
-// line-N) for the first, "#k" after it for the others, and a line suffix
-// when that id was already written.
+// appendEventID appends the k-th event of a record's id, quoted: the
+// native id (or line-N) for the first, "#k" after it for the others, and
+// a line suffix when that id was already written. A line-N id of a format
+// without native ids is written straight into b: such ids are unique by
+// construction and kept nowhere, so they are never made strings.
+func (im *importer) appendEventID(b []byte, rec *Record, k int) []byte {
+	if !im.native && !(rec.HasID && rec.ID != "") {
+		b = append(b, `"line-`...)
+		b = strconv.AppendInt(b, int64(rec.Line), 10)
+		if k > 0 {
+			b = append(b, '#')
+			b = strconv.AppendInt(b, int64(k), 10)
+		}
+		return append(b, '"')
+	}
+	return appendString(b, im.eventID(rec, k))
+}
+
+// eventID is the k-th event id of a record (appendEventID).
 func (im *importer) eventID(rec *Record, k int) string {
 	base := "line-" + strconv.Itoa(rec.Line)
 	if rec.HasID && rec.ID != "" {
@@ -454,9 +471,8 @@ func (im *importer) eventID(rec *Record, k int) string {
 
 func (im *importer) write(rec *Record, k int, ts string, ev event) {
 	b := im.buf[:0]
-	id := im.eventID(rec, k)
 	b = append(b, `{"trace_version":"0.1.0","event_id":`...)
-	b = appendString(b, id)
+	b = im.appendEventID(b, rec, k)
 	b = append(b, `,"session_id":`...)
 	b = append(b, im.sessionJS...)
 	b = append(b, `,"sequence":`...)
@@ -465,8 +481,8 @@ func (im *importer) write(rec *Record, k int, ts string, ev event) {
 	missing := false
 	switch {
 	case ts != "":
-	case im.lastTime != "":
-		ts = im.lastTime
+	case len(im.lastTime) > 0:
+		ts = string(im.lastTime)
 	case im.firstTime != "":
 		ts = im.firstTime
 	default:

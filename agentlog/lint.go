@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -541,7 +542,7 @@ func (c *checker) call(rec *Record, it *Item) {
 	c.openSeq++
 	key := it.CallKey + "\x00" + it.CallID
 	c.open[key] = &openCall{line: rec.Line, item: *it, entryID: rec.ID, session: rec.Session,
-		agentID: rec.AgentID, sidechain: rec.Sidechain, timestamp: rec.Timestamp, seq: c.openSeq, key: key}
+		agentID: rec.AgentID, sidechain: rec.Sidechain, timestamp: strings.Clone(rec.Timestamp), seq: c.openSeq, key: key}
 }
 
 func (c *checker) result(rec *Record, it *Item) {

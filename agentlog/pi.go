@@ -61,7 +61,7 @@ func decodePi(rec *Record) {
 	r.Lookup(piKeys, f[:])
 	typ := rec.in.str(f[pType])
 	rec.NativeType = typ
-	rec.Timestamp = f[pTimestamp].Str()
+	rec.Timestamp = lineView(f[pTimestamp])
 	if typ == "session" {
 		rec.Header = true
 		rec.Session = str(r, "id")

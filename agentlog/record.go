@@ -1,6 +1,10 @@
 package agentlog
 
-import "github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+import (
+	"unsafe"
+
+	"github.com/tracecheck/tracecheck/agentlog/jsonpeek"
+)
 
 // ItemKind classifies what a native record says, format-neutrally.
 type ItemKind uint8
@@ -56,7 +60,7 @@ type Record struct {
 	Session   string // the session this line names (sessionId, a header's id)
 	Header    bool   // a session header (Codex and harness session_meta, pi session)
 	ForkOf    string // a header's parent session (Codex forked_from_id)
-	Timestamp string
+	Timestamp string // the line's own bytes (lineView): valid while the line is; a handler that keeps it clones it
 	Sidechain bool
 	AgentID   string
 	Model     string
@@ -149,6 +153,18 @@ func (r *Record) add(it Item) { r.Items = append(r.Items, it) }
 
 // str returns a string member, or "".
 func str(v jsonpeek.Value, keys ...string) string { return v.Path(keys...).Str() }
+
+// lineView is v.Str() without a copy when the string has no escapes: it
+// shares the line's bytes, so it is valid only while the line is (until
+// the next record), and whoever keeps it clones it. For the one field
+// every line has and no handler keeps (Record.Timestamp), that saves an
+// allocation a line.
+func lineView(v jsonpeek.Value) string {
+	if b, ok := v.Plain(); ok && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return v.Str()
+}
 
 // textHasPrefix reports whether a message content (a string, or an array
 // of parts with text members) starts with p in its first text.

@@ -52,7 +52,7 @@ func decodeTSHarness(rec *Record) {
 	typ := rec.in.str(top[0])
 	p := top[1]
 	rec.NativeType = typ
-	rec.Timestamp = top[2].Str()
+	rec.Timestamp = lineView(top[2])
 	if !tsTypes[typ] || p.Kind() != jsonpeek.Object {
 		rec.Unknown = true
 		return
