@@ -107,7 +107,7 @@ func decodeClaude(rec *Record) {
 	if id := f[cUUID]; id.Kind() == jsonpeek.String {
 		rec.setID(id.Str())
 		if p := f[cParentUUID]; p.Kind() == jsonpeek.String {
-			rec.Parent, rec.HasParent = p.Str(), true
+			rec.Parent, rec.HasParent = lineView(p), true
 		}
 	}
 	rec.Sidechain = f[cIsSidechain].True()

@@ -328,7 +328,7 @@ func (im *importer) pass(id, parent string) {
 	if im.passed == nil || len(im.passed) >= maxPassed {
 		im.passedOld, im.passed = im.passed, make(map[string]string, 64)
 	}
-	im.passed[id] = parent
+	im.passed[id] = strings.Clone(parent) // it may be the line's Record.Parent
 }
 
 // parentEvent is the parent_event_id of a record's events: its native
@@ -443,9 +443,9 @@ func (im *importer) appendEventID(b []byte, rec *Record, k int) []byte {
 
 // eventID is the k-th event id of a record (appendEventID).
 func (im *importer) eventID(rec *Record, k int) string {
-	base := "line-" + strconv.Itoa(rec.Line)
-	if rec.HasID && rec.ID != "" {
-		base = rec.ID
+	base := rec.ID
+	if !rec.HasID || rec.ID == "" {
+		base = "line-" + strconv.Itoa(rec.Line)
 	}
 	id := base
 	if k > 0 {

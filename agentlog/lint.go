@@ -354,12 +354,13 @@ func (c *checker) checkEntry(rec *Record, mixed bool) {
 		switch {
 		case !c.hasEntry(rec.Parent):
 			brk = true
-			msg := fmt.Sprintf("entry %s names parent %s, which is no earlier entry of this file: %s", q(rec.ID), q(rec.Parent), danglingBehaviour(c.format))
+			parent := strings.Clone(rec.Parent) // the finding keeps it; rec.Parent is the line's
+			msg := fmt.Sprintf("entry %s names parent %s, which is no earlier entry of this file: %s", q(rec.ID), q(parent), danglingBehaviour(c.format))
 			if to, ok := c.relinkCandidate(key); ok && !mixed {
 				c.addFix(rec.Line, DanglingParent, msg+fmt.Sprintf("; exactly one earlier entry can be its parent (%s, line %d)", q(to), c.leaves[key][to]),
-					&fix{kind: fixRelink, parent: to}, rec.ID, rec.Parent)
+					&fix{kind: fixRelink, parent: to}, rec.ID, parent)
 			} else {
-				c.add(rec.Line, DanglingParent, Error, msg+"; no single earlier entry fits, so it is not re-linked", rec.ID, rec.Parent)
+				c.add(rec.Line, DanglingParent, Error, msg+"; no single earlier entry fits, so it is not re-linked", rec.ID, parent)
 			}
 		case !c.idsFailed && c.broken.Has(rec.Parent):
 			brk = true

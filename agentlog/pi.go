@@ -78,7 +78,7 @@ func decodePi(rec *Record) {
 	if id := f[pID]; id.Kind() == jsonpeek.String {
 		rec.setID(id.Str())
 		if p := f[pParentID]; p.Kind() == jsonpeek.String {
-			rec.Parent, rec.HasParent = p.Str(), true
+			rec.Parent, rec.HasParent = lineView(p), true
 		}
 	}
 	rec.Leaf = true

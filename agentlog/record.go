@@ -54,8 +54,8 @@ type Record struct {
 	// Entry tree (Claude Code uuid/parentUuid, pi id/parentId).
 	ID        string
 	HasID     bool
-	Parent    string
-	HasParent bool // a non-null parent link
+	Parent    string // the line's own bytes (lineView), as Timestamp
+	HasParent bool   // a non-null parent link
 
 	Session   string // the session this line names (sessionId, a header's id)
 	Header    bool   // a session header (Codex and harness session_meta, pi session)
@@ -156,9 +156,9 @@ func str(v jsonpeek.Value, keys ...string) string { return v.Path(keys...).Str()
 
 // lineView is v.Str() without a copy when the string has no escapes: it
 // shares the line's bytes, so it is valid only while the line is (until
-// the next record), and whoever keeps it clones it. For the one field
-// every line has and no handler keeps (Record.Timestamp), that saves an
-// allocation a line.
+// the next record), and whoever keeps it clones it. For the fields nearly
+// every line has and handlers look up rather than keep (Record.Timestamp,
+// Record.Parent), that saves an allocation a line each.
 func lineView(v jsonpeek.Value) string {
 	if b, ok := v.Plain(); ok && len(b) > 0 {
 		return unsafe.String(&b[0], len(b))
