@@ -107,6 +107,21 @@ func (r *Record) setID(id string) {
 type interner struct {
 	m   map[string]string
 	buf []byte
+	// recent holds strings handed out, by a cheap hash of their bytes
+	// (slot): most lookups are of a handful of strings (a type, a role, a
+	// model), answered by one comparison before the map is asked.
+	recent [internSlots]string
+}
+
+const internSlots = 256
+
+// slot is recent's index for b: its length and three of its bytes.
+func slot(b []byte) int {
+	n := len(b)
+	if n == 0 {
+		return 0
+	}
+	return int((uint(n)*31 ^ uint(b[0]) ^ uint(b[n-1])<<2 ^ uint(b[n/2])<<4) % internSlots)
 }
 
 const (
@@ -122,10 +137,16 @@ func (in *interner) str(v jsonpeek.Value) string {
 	if in == nil || !ok || len(b) > internLen {
 		return v.Str()
 	}
-	if s, ok := in.m[string(b)]; ok {
-		return s
+	k := slot(b)
+	if r := in.recent[k]; r == string(b) {
+		return r
 	}
-	return in.keep(b)
+	s, ok := in.m[string(b)]
+	if !ok {
+		s = in.keep(b)
+	}
+	in.recent[k] = s
+	return s
 }
 
 // join is prefix + v.Str().
@@ -135,10 +156,16 @@ func (in *interner) join(prefix string, v jsonpeek.Value) string {
 		return prefix + v.Str()
 	}
 	in.buf = append(append(in.buf[:0], prefix...), b...)
-	if s, ok := in.m[string(in.buf)]; ok {
-		return s
+	k := slot(in.buf)
+	if r := in.recent[k]; r == string(in.buf) {
+		return r
 	}
-	return in.keep(in.buf)
+	s, ok := in.m[string(in.buf)]
+	if !ok {
+		s = in.keep(in.buf)
+	}
+	in.recent[k] = s
+	return s
 }
 
 func (in *interner) keep(b []byte) string {
