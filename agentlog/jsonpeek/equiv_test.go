@@ -65,6 +65,25 @@ func equivCorpus(t testing.TB) [][]byte {
 	}
 	big = append(big, `,"kaaa":1}`...)
 	lines = append(lines, big)
+	// Strings across the windows of stop bits (stopbits.WindowBytes): of
+	// every length up to a few hundred bytes, with an escape, a
+	// multi-byte character or a control at varying offsets, so that some
+	// straddle each window's end.
+	var long []byte
+	long = append(long, '[')
+	for i := 0; len(long) < 3*16<<10+500; i++ {
+		if i > 0 {
+			long = append(long, ',')
+		}
+		long = append(long, '"')
+		long = append(long, strings.Repeat("x", i%300)...)
+		long = append(long, [...]string{"", `
+`, "é", `é`, "数据", `\`}[i%6]...)
+		long = append(long, '"')
+	}
+	long = append(long, ']')
+	lines = append(lines, long, bytes.Replace(long, []byte(`
+`), []byte(""), 1))
 	return lines
 }
 

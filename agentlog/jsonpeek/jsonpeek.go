@@ -97,14 +97,27 @@ type Doc struct {
 	src   []byte
 	nodes []node
 	stack []frame
-	keys  []keyRef // the keys of the open objects, for duplicate checks
-	kbase []int32
+	keys  []keyRef   // the keys of the open objects, for duplicate checks
+	kbase []openKeys // per open object: where its keys start in keys
 	flags Flags
 	kbuf  []byte // scratch for decoding an escaped key
 
 	// stops marks the bytes of src a string scan stops at (package
 	// stopbits), a window at a time.
 	stops stopbits.Window
+}
+
+// openKeys is an open object's part of Doc.keys: from base on, and a bit
+// per hash of each key's signature and length (seen), so that a key whose
+// bit is clear is new without comparing it with the object's others.
+type openKeys struct {
+	base int32
+	seen uint64
+}
+
+// keyBit is a key's bit in openKeys.seen: equal keys have equal bits.
+func keyBit(sig uint64, n int32) uint64 {
+	return 1 << ((sig + uint64(n)) * 0x9E3779B97F4A7C15 >> 58)
 }
 
 // keyRef is a key of an open object: its first 8 decoded bytes
@@ -226,7 +239,7 @@ func (d *Doc) scan(src []byte) (int, error) {
 			d.push(kind, false, int32(i), 0, 0)
 			i = skipSpace(src, i+1)
 			if kind == Object {
-				d.kbase = append(d.kbase, int32(len(d.keys)))
+				d.kbase = append(d.kbase, openKeys{base: int32(len(d.keys))})
 				if i < n && src[i] == '}' {
 					i = d.close(i + 1)
 					goto after
@@ -351,7 +364,7 @@ func (d *Doc) close(i int) int {
 	nd.b = int32(i)
 	nd.end = int32(len(d.nodes))
 	if nd.kind == Object {
-		base := d.kbase[len(d.kbase)-1]
+		base := d.kbase[len(d.kbase)-1].base
 		d.kbase = d.kbase[:len(d.kbase)-1]
 		d.keys = d.keys[:base]
 	}
@@ -381,11 +394,16 @@ func (d *Doc) key(src []byte, i int) (int, error) {
 		} else {
 			kr.sig, kr.n = signature(src, i+1, j), int32(j-i-1)
 		}
-		base := d.kbase[len(d.kbase)-1]
-		for _, o := range d.keys[base:] {
-			if o.sig == kr.sig && o.n == kr.n && (kr.n <= 8 || d.sameString(o.node, k)) {
-				d.flags |= DuplicateKey
-				break
+		ok := &d.kbase[len(d.kbase)-1]
+		base := ok.base
+		if bit := keyBit(kr.sig, kr.n); ok.seen&bit == 0 {
+			ok.seen |= bit // no earlier key of this object has its bit
+		} else {
+			for _, o := range d.keys[base:] {
+				if o.sig == kr.sig && o.n == kr.n && (kr.n <= 8 || d.sameString(o.node, k)) {
+					d.flags |= DuplicateKey
+					break
+				}
 			}
 		}
 		if len(d.keys)-int(base) < maxKeyCheck {
