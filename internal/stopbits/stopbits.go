@@ -33,11 +33,8 @@ func Fill(dst []uint64, src []byte) {
 		// The last partial word goes through the vector pass too, from a
 		// copy padded with spaces (which mark nothing): reading past the
 		// end of src is not allowed.
-		var pad [64]byte
-		n := copy(pad[:], src[full<<6:])
-		for j := n; j < len(pad); j++ {
-			pad[j] = ' '
-		}
+		pad := spaces
+		copy(pad[:], src[full<<6:])
 		if fillVector(dst[full:words], pad[:]) == 1 {
 			return
 		}
@@ -46,6 +43,12 @@ func Fill(dst []uint64, src []byte) {
 		dst[k] = portable(src[k<<6 : min(len(src), (k+1)<<6)])
 	}
 }
+
+// spaces pads the last partial word for the vector pass.
+var spaces = [64]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
 
 // Bit tricks for 8 bytes at once: a byte's top bit in the word is set
 // when the byte is >= 0x80, < 0x20, '"' or '\\' (a borrow may also set
