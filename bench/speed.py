@@ -241,6 +241,44 @@ def rss_table(bins, outdir, gb):
     return out, failed
 
 
+
+def l2_cache():
+    """The size of cpu0's level-2 cache as sysfs gives it ("1024K"), or ""."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for d in sorted(os.listdir(base)):
+            with open(os.path.join(base, d, "level")) as f:
+                if f.read().strip() != "2":
+                    continue
+            with open(os.path.join(base, d, "size")) as f:
+                return f.read().strip()
+    except OSError:
+        pass
+    return ""
+
+
+def processor():
+    """The processor as a figure must name it: the model name, family and
+    model (a VM's model name alone, "AMD EPYC", names several), the widest
+    vector extension and the L2 cache of a core, from /proc/cpuinfo."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for l in f:
+                if not l.strip():
+                    break  # the first processor's block is enough
+                k, _, val = l.partition(":")
+                info[k.strip()] = val.strip()
+    except OSError:
+        return "?"
+    flags = info.get("flags", "").split()
+    vec = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    parts = ["family %s model %s" % (info.get("cpu family", "?"), info.get("model", "?")), vec]
+    l2 = l2_cache()
+    if l2:
+        parts.append("L2 %s a core" % l2)
+    return "%s (%s)" % (info.get("model name", "?"), ", ".join(parts))
+
 def main(argv):
     args = argv[1:]
 
@@ -265,14 +303,8 @@ def main(argv):
     if before:
         bins.append(("before: ", os.path.abspath(before)))
     os.makedirs(outdir, exist_ok=True)
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for l in f:
-            if l.startswith("model name"):
-                cpu = l.split(":", 1)[1].strip()
-                break
     print("machine: %s, %d cores, load average %.2f %.2f %.2f; %d rounds; python %s" % (
-        (cpu, os.cpu_count()) + os.getloadavg() + (runs, sys.version.split()[0])))
+        (processor(), os.cpu_count()) + os.getloadavg() + (runs, sys.version.split()[0])))
     failed = False
     if only in (None, "agent"):
         files = []

@@ -259,12 +259,7 @@ def main(argv):
         sys.exit(next(l for l in __doc__.splitlines() if l.startswith("Usage:")))
     tc, ml = os.path.abspath(args[0]), os.path.abspath(args[1])
     os.makedirs(outdir, exist_ok=True)
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for l in f:
-            if l.startswith("model name"):
-                cpu = l.split(":", 1)[1].strip()
-                break
+    cpu = speed.processor()
     print("machine: %s, %d cores, load average %.2f %.2f %.2f before; python %s" % (
         (cpu, os.cpu_count()) + os.getloadavg() + (sys.version.split()[0],)))
     v = Verdicts()
